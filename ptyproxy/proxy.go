@@ -1,0 +1,102 @@
+// Package ptyproxy runs a command inside a pseudo-terminal so that the user
+// cannot tell anything sits between the terminal and the command.
+//
+// Run puts the user's terminal in raw mode, starts the command on a new PTY
+// sized like the terminal, copies bytes both ways through optional filters,
+// keeps the size in step (SIGWINCH), forwards SIGTERM, SIGHUP, SIGINT and
+// SIGQUIT to the command's process group, mirrors job control (the command
+// stopping stops pbwrap; fg continues both) and, on every way out, drains
+// the command's last output and restores the terminal exactly as it was.
+//
+// Between pbwrap and the command sits a small session process (see RunShim):
+// it leads the PTY's session and starts the command in a process group of its
+// own, as a shell does. Without it the command's process group would be
+// orphaned and the kernel would silently discard the stop signal Ctrl-Z
+// sends, so Ctrl-Z could never suspend a program that relies on the default
+// action.
+//
+// Exec runs a command in place of the current process, for the cases where
+// wrapping is off. Nothing in this package knows what a paste is.
+package ptyproxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"time"
+)
+
+// A Filter rewrites one direction of the byte stream between the terminal
+// and the command. The proxy serializes all calls on one Filter.
+//
+// Filter receives each chunk as it is read and writes what should pass on
+// to w. It returns a deadline: if nothing more is read by then, the proxy
+// calls Flush, so that a filter holding back an incomplete sequence can let
+// it go. The zero time means no deadline. Close is called once at the end
+// of the stream, for the filter to write what it still holds.
+//
+// An error from a Filter is logged (Config.Logf) and the stream goes on:
+// later chunks are still passed to the filter.
+type Filter interface {
+	Filter(w io.Writer, p []byte, now time.Time) (deadline time.Time, err error)
+	Flush(w io.Writer, now time.Time) (deadline time.Time, err error)
+	Close(w io.Writer) error
+}
+
+// Config describes one wrapped run.
+type Config struct {
+	// Path is the resolved executable (see LookPath) and Args its argv,
+	// Args[0] included. Env is the command's environment.
+	Path string
+	Args []string
+	Env  []string
+
+	// Input filters the user's keystrokes on their way to the command and
+	// Output the command's output on its way to the terminal. Nil passes
+	// bytes through unchanged, at no cost.
+	Input  Filter
+	Output Filter
+
+	// TerminalSetup is written to the terminal each time the proxy takes
+	// it over (at start and after fg); TerminalReset each time it gives it
+	// back (at exit and at Ctrl-Z), before the termios are restored.
+	TerminalSetup []byte
+	TerminalReset []byte
+
+	// Logf, when set, receives diagnostics. It must not write to the
+	// terminal.
+	Logf func(format string, args ...any)
+}
+
+// DrainTimeout bounds how long output is still read after the command has
+// exited. Output the command wrote before it exited is already buffered in
+// the PTY and is read at once; the bound only matters when a background
+// grandchild keeps the PTY open, which must not keep pbwrap alive.
+const DrainTimeout = 500 * time.Millisecond
+
+// An ExecError reports that the command could not be started. Code is the
+// exit status a shell gives for the same failure: 127 when the command is
+// not found, 126 when it is found but cannot be executed.
+type ExecError struct {
+	Name string
+	Code int
+	Err  error
+}
+
+func (e *ExecError) Error() string {
+	switch {
+	case errors.Is(e.Err, exec.ErrNotFound):
+		return fmt.Sprintf("%s: command not found", e.Name)
+	case e.Code == 127:
+		return fmt.Sprintf("%s: %v", e.Name, e.Err)
+	default:
+		return fmt.Sprintf("%s: cannot execute: %v", e.Name, e.Err)
+	}
+}
+
+func (e *ExecError) Unwrap() error { return e.Err }
+
+// ErrNotTerminal is returned by Run when standard input or output is not a
+// terminal; the caller should use Exec instead.
+var ErrNotTerminal = errors.New("standard input and output must be a terminal")

@@ -1,0 +1,91 @@
+//go:build unix
+
+package ptyproxy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// ShimArg, as the first argument, makes pbwrap act as the session process
+// of a wrapped run instead of parsing its command line: main must hand the
+// remaining arguments to RunShim before anything else.
+const ShimArg = "__pbwrap-session"
+
+// shimReportFd is the descriptor on which the session process reports the
+// command's pid to pbwrap.
+const shimReportFd = 3
+
+// RunShim is the session process. It leads the PTY's session, as a login
+// shell does, and starts the command (args: path, then argv) in a process
+// group of its own, in the foreground of the PTY. Because its parent is in
+// the same session, that group is not orphaned, so the kernel honours
+// Ctrl-Z and other stop signals for it. When the command stops, the session
+// process stops itself with SIGSTOP, which pbwrap sees; when pbwrap
+// continues it, it continues the command. It returns the command's exit
+// status, 128+N when the command died of signal N.
+func RunShim(args []string) int {
+	report := os.NewFile(shimReportFd, "report")
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "pbwrap: session process: missing command")
+		return 2
+	}
+	// pbwrap forwards signals to the command itself, and a hangup reaches
+	// the command from the kernel: the session process only has to
+	// outlive the command to report its status. Catching the signals,
+	// rather than ignoring them, leaves the command their defaults.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM)
+
+	proc, err := os.StartProcess(args[0], args[1:], &os.ProcAttr{
+		Env:   os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0},
+	})
+	if err != nil {
+		_ = report.Close() // Best effort: pbwrap reads no pid.
+		fmt.Fprintf(os.Stderr, "pbwrap: %s: %v\r\n", args[1], unwrapPath(err))
+		if errors.Is(err, fs.ErrNotExist) {
+			return 127
+		}
+		return 126
+	}
+	fmt.Fprintf(report, "%d\n", proc.Pid)
+	_ = report.Close() // Best effort.
+	return superviseShim(proc.Pid)
+}
+
+func superviseShim(pid int) int {
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, unix.WUNTRACED, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "pbwrap: wait: %v\r\n", err)
+			return 1
+		case ws.Stopped():
+			raiseStopSignal()
+			_ = unix.Kill(-pid, unix.SIGCONT) // Best effort.
+		case ws.Exited():
+			return ws.ExitStatus()
+		case ws.Signaled():
+			return 128 + int(ws.Signal())
+		}
+	}
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
