@@ -60,7 +60,20 @@ type session struct {
 
 	mu  sync.Mutex // guards raw
 	raw bool       // the terminal is in raw mode with TerminalSetup written
+
+	// Job control, owned by loop.
+	childStopped bool      // the command is stopped and waits for pbwrap to continue it
+	forwardedAt  time.Time // when a signal was last forwarded
+	wantedInput  time.Time // when the input pump last found pbwrap in the background
+	needInput    chan struct{}
+	inputWake    chan struct{}
 }
+
+// stopGrace is how long pbwrap waits, after a read in the background, before
+// it stops itself for input: long enough for a signal delivered with the
+// SIGCONT that woke it (a shell's kill of a stopped job sends both) to be
+// forwarded first, so that killing a stopped pbwrap ends it.
+const stopGrace = 20 * time.Millisecond
 
 type waitEvent struct {
 	stopped bool
@@ -76,7 +89,7 @@ func Run(cfg Config) (int, error) {
 	if !term.IsTerminal(0) || !term.IsTerminal(1) {
 		return 0, ErrNotTerminal
 	}
-	s := &session{cfg: cfg}
+	s := &session{cfg: cfg, needInput: make(chan struct{}), inputWake: make(chan struct{}, 1)}
 	if s.cfg.Logf == nil {
 		s.cfg.Logf = func(string, ...any) {}
 	}
@@ -196,9 +209,12 @@ func setWinsize(f *os.File, ws *unix.Winsize) error {
 	})
 }
 
-// loop handles signals and the session process's state changes until the
-// command has exited, then drains its output and returns its status.
+// loop handles signals, the session process's state changes and the
+// input pump's requests until the command has exited, then drains its
+// output and returns its status. It alone changes job-control state
+// (childStopped, forwardedAt).
 func (s *session) loop(sigc <-chan os.Signal, waits <-chan waitEvent, outDone <-chan struct{}) int {
+	var ttin <-chan time.Time // armed while a stop for input is pending
 	for {
 		select {
 		case sig := <-sigc:
@@ -208,12 +224,24 @@ func (s *session) loop(sigc <-chan os.Signal, waits <-chan waitEvent, outDone <-
 			case syscall.SIGCONT:
 				// Continued after a stop of pbwrap's own (bg then fg,
 				// SIGTTIN): take the terminal back if it is ours again.
-				if s.takeOver() {
-					s.syncSize(true)
-				}
+				s.resumed()
 			default:
 				s.forward(sig.(syscall.Signal))
 			}
+		case <-s.needInput:
+			s.wantedInput = time.Now()
+			ttin = time.After(stopGrace)
+		case <-ttin:
+			ttin = nil
+			if s.forwardedAt.After(s.wantedInput) {
+				// A signal came with the SIGCONT that woke pbwrap (a
+				// shell's kill sends both): the command is ending; let
+				// the input pump try again later rather than stop.
+				time.AfterFunc(time.Second, s.wakeInput)
+				continue
+			}
+			s.cfg.Logf("input wanted while in the background; stopping")
+			raiseTTIN()
 		case ev := <-waits:
 			if ev.stopped {
 				s.suspend()
@@ -226,30 +254,59 @@ func (s *session) loop(sigc <-chan os.Signal, waits <-chan waitEvent, outDone <-
 }
 
 // forward sends sig to the command's process group, or to the session
-// process while the command's pid is not known.
+// process while the command's pid is not known. A stopped command is
+// continued after it, as a shell's kill does, so that it can act on it.
 func (s *session) forward(sig syscall.Signal) {
+	s.forwardedAt = time.Now()
 	if pid := int(s.child.Load()); pid > 0 {
-		if err := unix.Kill(-pid, sig); err == nil || !errors.Is(err, unix.ESRCH) {
-			return
+		if err := unix.Kill(-pid, sig); err != nil && errors.Is(err, unix.ESRCH) {
+			_ = unix.Kill(pid, sig) // Best effort.
 		}
-		_ = unix.Kill(pid, sig) // Best effort.
-		return
+	} else {
+		_ = unix.Kill(s.shim, sig) // Best effort.
 	}
-	_ = unix.Kill(s.shim, sig) // Best effort.
+	if s.childStopped {
+		s.childStopped = false
+		_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: the session process continues the command.
+	}
 }
 
-// suspend mirrors the command's stop: the terminal is given back, pbwrap
-// stops itself so that the shell gets its prompt, and on fg the terminal
-// is taken over again, the size resent and the command continued.
+// suspend mirrors the command's stop: the terminal is given back and
+// pbwrap stops itself, so that the shell gets its prompt. When pbwrap is
+// continued in the foreground (fg), it takes the terminal over again and
+// continues the command; continued in the background (bg), it leaves the
+// command stopped until it is brought to the foreground, as a full-screen
+// program stops again when it finds it does not own the terminal.
 func (s *session) suspend() {
 	s.cfg.Logf("command stopped; stopping")
+	s.childStopped = true
 	s.giveBack()
 	raiseStop()
 	s.cfg.Logf("continued")
+	s.resumed()
+}
+
+// resumed runs when pbwrap has been continued: in the foreground it takes
+// the terminal over, resends the size and continues a stopped command.
+// Either way the input pump tries reading again.
+func (s *session) resumed() {
 	if s.takeOver() {
 		s.syncSize(true)
+		if s.childStopped {
+			s.childStopped = false
+			_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: the session process continues the command.
+		}
 	}
-	_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: the session process continues the command.
+	s.wakeInput()
+}
+
+// wakeInput tells an input pump waiting after a background read to try
+// again.
+func (s *session) wakeInput() {
+	select {
+	case s.inputWake <- struct{}{}:
+	default: // A wake-up is already pending.
+	}
 }
 
 // drain reads what the command left in the PTY, for at most DrainTimeout,
@@ -289,21 +346,33 @@ func (s *session) pumpOutput(done chan<- struct{}) {
 	}
 }
 
+// pumpInput copies the user's keystrokes to the input pump. Where the
+// platform allows (holdTTIN), a read from the background fails with EIO
+// instead of stopping pbwrap at once; the loop then stops pbwrap the way
+// the kernel would, after giving a signal that came with the last SIGCONT
+// the chance to be forwarded, and wakes this reader when pbwrap continues.
 func (s *session) pumpInput() {
 	defer guard()
+	held := holdTTIN()
 	buf := make([]byte, ioBufSize)
 	for {
 		n, err := os.Stdin.Read(buf)
 		if n > 0 {
 			s.in.feed(buf[:n])
 		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.cfg.Logf("read terminal: %v", err)
-			}
-			s.in.close()
-			return
+		if err == nil {
+			continue
 		}
+		if held && errors.Is(err, syscall.EIO) && inBackground() {
+			s.needInput <- struct{}{}
+			<-s.inputWake
+			continue
+		}
+		if !errors.Is(err, io.EOF) {
+			s.cfg.Logf("read terminal: %v", err)
+		}
+		s.in.close()
+		return
 	}
 }
 
@@ -426,6 +495,13 @@ func (s *session) giveBack() {
 func inForeground() bool {
 	pgrp, err := unix.IoctlGetInt(0, unix.TIOCGPGRP)
 	return err == nil && pgrp == unix.Getpgrp()
+}
+
+// inBackground reports whether another process group owns the terminal,
+// which is still there (a hung-up terminal has no owner to ask about).
+func inBackground() bool {
+	pgrp, err := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+	return err == nil && pgrp != unix.Getpgrp()
 }
 
 // withoutTTOU runs f with SIGTTOU ignored, so that changing the terminal

@@ -2,6 +2,7 @@ package ptyproxy
 
 import (
 	"runtime"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,4 +24,24 @@ func raiseStopSignal() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP) // Best effort.
+}
+
+// raiseTTIN stops the process as the kernel does for a background read.
+// It is sent to the process, not to a thread: the input pump's thread
+// blocks SIGTTIN (holdTTIN), any other thread takes it.
+func raiseTTIN() {
+	_ = unix.Kill(unix.Getpid(), unix.SIGTTIN) // Best effort.
+}
+
+// holdTTIN blocks SIGTTIN for the calling goroutine's thread, to which it
+// stays locked, so that reading the terminal from the background fails
+// with EIO instead of stopping the process before a pending SIGTERM can be
+// forwarded. It reports whether it did.
+func holdTTIN() bool {
+	runtime.LockOSThread()
+	var set unix.Sigset_t
+	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
+	sig := uint(unix.SIGTTIN) - 1
+	set.Val[sig/bits] |= 1 << (sig % bits)
+	return unix.PthreadSigmask(unix.SIG_BLOCK, &set, nil) == nil
 }

@@ -36,11 +36,14 @@ func RunShim(args []string) int {
 		fmt.Fprintln(os.Stderr, "pbwrap: session process: missing command")
 		return 2
 	}
-	// pbwrap forwards signals to the command itself, and a hangup reaches
-	// the command from the kernel: the session process only has to
-	// outlive the command to report its status. Catching the signals,
-	// rather than ignoring them, leaves the command their defaults.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM)
+	// pbwrap sends the signals it forwards to the command's process group
+	// itself; the session process only has to outlive the command to
+	// report its status. Catching the signals, rather than ignoring them,
+	// leaves the command their default dispositions.
+	strays := make(chan os.Signal, 1)
+	signal.Notify(strays, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM)
+	hangups := make(chan os.Signal, 1)
+	signal.Notify(hangups, syscall.SIGHUP)
 
 	proc, err := os.StartProcess(args[0], args[1:], &os.ProcAttr{
 		Env:   os.Environ(),
@@ -56,8 +59,20 @@ func RunShim(args []string) int {
 		return 126
 	}
 	fmt.Fprintf(report, "%d\n", proc.Pid)
-	_ = report.Close() // Best effort.
+	_ = report.Close()           // Best effort.
+	go hangUp(hangups, proc.Pid) // Lives as long as the session process.
 	return superviseShim(proc.Pid)
+}
+
+// hangUp passes a hangup on to the command's process group, as a shell
+// does for its jobs. The kernel signals only the session leader when the
+// PTY's master side closes (pbwrap killed or crashed); without this the
+// command would never learn that nobody is listening.
+func hangUp(hangups <-chan os.Signal, pid int) {
+	for range hangups {
+		_ = unix.Kill(-pid, unix.SIGHUP)  // Best effort.
+		_ = unix.Kill(-pid, unix.SIGCONT) // A stopped job must wake to die.
+	}
 }
 
 func superviseShim(pid int) int {

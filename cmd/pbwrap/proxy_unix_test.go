@@ -65,7 +65,10 @@ func TestTermiosRestoredOnEveryExit(t *testing.T) {
 			do: func(term *terminal) {
 				term.signalLeader(syscall.SIGUSR1)
 				term.waitLeader("did SIGUSR1")
+				// As the shell's kill does: pbwrap may have stopped on
+				// SIGTTIN by now, so it is continued too.
 				term.signalPbwrap(syscall.SIGTERM)
+				term.signalPbwrap(syscall.SIGCONT)
 			},
 		},
 	} {
@@ -217,6 +220,18 @@ func TestTerminalClosed(t *testing.T) {
 	}
 }
 
+// When pbwrap itself dies without a chance to clean up, the child is hung
+// up rather than left running with nobody at the terminal.
+func TestPbwrapKilled(t *testing.T) {
+	term := startTerminal(t, session{steps: []string{"watch", "ready", "block"}})
+	term.waitReport("ready")
+	term.signalPbwrap(syscall.SIGKILL)
+	term.waitReport("signal SIGHUP")
+	if got := term.exit(); got != "signal 9" {
+		t.Errorf("pbwrap ended with %q, want signal 9", got)
+	}
+}
+
 // Ctrl-Z stops the child and pbwrap with it, the terminal restored; fg
 // takes the terminal again, continues the child and resends the size, and
 // the child redraws.
@@ -246,6 +261,45 @@ func TestCtrlZAndFg(t *testing.T) {
 	}
 	term.type_([]byte{0x03}, 0) // Ctrl-C: the child dies of SIGINT.
 	term.wantExit("exit 130")
+}
+
+// A stopped pbwrap killed from the shell (kill %1: SIGTERM, then SIGCONT)
+// ends, and its child with it, instead of stopping again to read input.
+func TestKillStoppedJob(t *testing.T) {
+	term := startTerminal(t, session{steps: []string{"watch", "ready", "block"}})
+	term.waitReport("ready")
+	term.type_([]byte{0x1a}, 0) // Ctrl-Z
+	term.waitLeader("stopped SIGTSTP")
+	term.signalLeader(syscall.SIGUSR1)
+	term.waitLeader("did SIGUSR1")
+	term.signalPbwrap(syscall.SIGTERM)
+	term.signalPbwrap(syscall.SIGCONT)
+	term.waitReport("signal SIGTERM")
+	term.wantExit("exit 143")
+}
+
+// Continued in the background (bg), pbwrap leaves the child stopped and
+// stops again when it wants input, as a full-screen program does; fg then
+// brings both back.
+func TestBgThenFg(t *testing.T) {
+	term := startTerminal(t, session{steps: []string{"redraw", "record", "ready", "until-input:3", "exit:0"}})
+	term.waitReport("ready")
+	term.type_([]byte{0x1a}, 0) // Ctrl-Z
+	term.waitLeader("stopped SIGTSTP")
+	term.signalLeader(syscall.SIGUSR1)
+	term.waitLeader("did SIGUSR1")
+	term.signalPbwrap(syscall.SIGCONT) // bg
+	term.waitLeader("stopped SIGTTIN")
+	if bytes.Contains(term.out.Bytes(), []byte("REDRAW 1")) {
+		t.Error("the child was continued while pbwrap was in the background")
+	}
+	term.signalLeader(syscall.SIGUSR2) // fg
+	term.waitOutput("REDRAW 1")
+	term.type_([]byte("ok\r"), 0)
+	if got := string(term.waitInput(3)); got != "ok\n" {
+		t.Errorf("child got %q, want %q", got, "ok\n")
+	}
+	term.wantExit("exit 0")
 }
 
 // Ctrl-Z a second time, and keystrokes after fg still reach the child.
