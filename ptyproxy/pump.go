@@ -17,6 +17,7 @@ type pump struct {
 	timer *time.Timer
 	due   time.Time // when Flush is owed; zero when nothing is held
 	err   error     // first error, reported once through logf
+	done  bool      // closed: later input is dropped
 	name  string
 	logf  func(string, ...any)
 }
@@ -29,6 +30,9 @@ func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pum
 func (p *pump) feed(b []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
 	if p.f == nil {
 		_, err := p.w.Write(b)
 		p.note(err)
@@ -50,10 +54,16 @@ func (p *pump) write(b []byte) {
 	p.note(err)
 }
 
-// close ends the stream: the filter writes what it still holds.
+// close ends the stream: the filter writes what it still holds, and
+// whatever is fed later is dropped. Raw writes (terminal set-up and reset)
+// still go through.
 func (p *pump) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	p.done = true
 	p.schedule(time.Time{})
 	if p.f != nil {
 		p.note(p.f.Close(p.w))
@@ -83,7 +93,7 @@ func (p *pump) expire() {
 	defer guard()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.due.IsZero() {
+	if p.due.IsZero() || p.done {
 		return // Disarmed while this call waited for the lock.
 	}
 	now := time.Now()
