@@ -38,6 +38,9 @@ import (
 //	pid            report "pid PID PPID"
 //	env:NAME       report "env NAME=VALUE"
 //	print:TEXT     write TEXT and CRLF to stdout
+//	bp:on, bp:off  turn bracketed paste on or off, as an editor does
+//	               (ESC[?2004h, ESC[?2004l), and report "bp on" or "bp off"
+//	seq:NAME       write a named escape sequence (see childSeqs)
 //	out:N          write N bytes of a known pattern to stdout
 //	ready          write "READY" CRLF to stdout and report "ready"
 //	until-input:N  wait until the input file holds N bytes
@@ -80,6 +83,15 @@ func childMain(args []string) int {
 			c.logf("env %s=%s", arg, os.Getenv(arg))
 		case "print":
 			fmt.Printf("%s\r\n", arg)
+		case "bp":
+			if arg == "on" {
+				fmt.Print("\x1b[?2004h")
+			} else {
+				fmt.Print("\x1b[?2004l")
+			}
+			c.logf("bp %s", arg)
+		case "seq":
+			fmt.Print(childSeqs[arg])
 		case "out":
 			n, _ := strconv.Atoi(arg)
 			_, _ = os.Stdout.Write(pattern(n))
@@ -115,6 +127,12 @@ func childMain(args []string) int {
 		}
 	}
 	return 0
+}
+
+// childSeqs are escape sequences the child can write by name.
+var childSeqs = map[string]string{
+	"altscreen-bp": "\x1b[?1049;2004h", // alternate screen and bracketed paste at once
+	"bp-cursor":    "\x1b[?2004;25l",   // bracketed paste off, cursor hidden
 }
 
 type child struct {

@@ -28,11 +28,12 @@ const watchdog = 20 * time.Second
 // side of a PTY, on whose slave side a job-control shell (leaderMain) runs
 // pbwrap, which runs the test binary as the recording child (childMain).
 type terminal struct {
-	t      *testing.T
-	master *os.File
-	slave  *os.File
-	dir    string
-	before *unix.Termios
+	t       *testing.T
+	master  *os.File
+	slave   *os.File
+	dir     string
+	rootDir string // pbwrap's store root, for capture tests
+	before  *unix.Termios
 
 	leader *exec.Cmd
 	out    lockedBuffer

@@ -118,8 +118,10 @@ func TestOutputComplete(t *testing.T) {
 	const n = 3 << 20
 	term := startTerminal(t, session{steps: []string{"raw", fmt.Sprintf("out:%d", n), "exit:0"}})
 	term.wantExit("exit 0")
-	term.waitFor("all output", func() bool { return len(term.out.Bytes()) >= n })
-	if got, want := term.out.Bytes(), pattern(n); !bytes.Equal(got, want) {
+	// pbwrap's own: bracketed paste on at start, off at exit.
+	want := append(append([]byte("\x1b[?2004h"), pattern(n)...), "\x1b[?2004l"...)
+	term.waitFor("all output", func() bool { return len(term.out.Bytes()) >= len(want) })
+	if got := term.out.Bytes(); !bytes.Equal(got, want) {
 		t.Fatalf("terminal got %d bytes, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
 }

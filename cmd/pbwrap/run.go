@@ -4,12 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"strings"
-
-	"github.com/pbwrap/pbwrap/ptyproxy"
-	"golang.org/x/term"
 )
 
 // version is pbwrap's version, set at release time with
@@ -18,9 +12,12 @@ var version = "0.1.0-dev"
 
 const shortUsage = "usage: pbwrap [flags] [--] COMMAND [ARGS...]; pbwrap --help for more\n"
 
-const helpText = `pbwrap runs an AI coding agent, or any command, inside a pseudo-terminal.
-You cannot tell it is there: keystrokes, output, window size, Ctrl-C, Ctrl-Z
-and the exit status pass through unchanged.
+const helpText = `pbwrap runs an AI coding agent, or any command, inside a pseudo-terminal and
+keeps large pastes out of the agent's context: a paste of 8 KiB or 200 lines
+or more is saved to a private file (0600) and the agent gets a one-line
+reference instead, [paste saved: PATH], which it reads when it needs to.
+Everything else passes through unchanged: keystrokes, small pastes, output,
+window size, Ctrl-C, Ctrl-Z and the exit status.
 
 Usage:
   pbwrap [flags] [--] COMMAND [ARGS...]   run COMMAND wrapped
@@ -31,42 +28,46 @@ Flags stop at the first word that is not a flag: in "pbwrap claude --resume"
 the --resume is claude's. To wrap a program named like one of pbwrap's own
 commands, put -- before it: pbwrap -- version.
 
-Flags:
-  --off          run COMMAND directly, wrapping nothing (as PBWRAP_OFF=1)
-  -h, --help     print this help
+Flags (each also set by its environment variable; a flag wins):
+  --root DIR          where pastes are saved            PBWRAP_ROOT
+                      (default $TMPDIR/pbwrap-UID; must be yours, not a symlink)
+  --min-bytes N       a paste this long is large        PBWRAP_MIN_BYTES (8192)
+  --min-lines N       ... or with this many lines       PBWRAP_MIN_LINES (200)
+  --ref-format TMPL   the reference typed instead       PBWRAP_REF_FORMAT
+                      (default "[paste saved: {path}]"; also {bytes} {lines}
+                      {sha256} {n}; no newlines)
+  --log FILE          log decisions and fallbacks here  PBWRAP_LOG
+  --debug             log per-paste sizes and paths too PBWRAP_DEBUG=1
+                      (to the session's debug.log without --log; never text)
+  --no-agent-args     do not add the flag that lets a   PBWRAP_NO_AGENT_ARGS=1
+                      known agent read the saved pastes (claude --add-dir=ROOT,
+                      gemini and qwen --include-directories ROOT)
+  --off               run COMMAND directly, wrapping nothing  PBWRAP_OFF=1
+  -h, --help          print this help
 
-Environment:
-  PBWRAP_OFF=1     run commands directly, wrapping nothing
-  PBWRAP_SESSION   set inside a wrapped command; a nested pbwrap runs its
-                   command directly
+The same text pasted again within a minute goes in as text. If saving fails
+(disk full, unsafe root), the paste goes in as text, exactly as pasted.
 
-pbwrap also runs the command directly, unwrapped, when standard input or
-standard output is not a terminal.
+The wrapped command gets PBWRAP_SESSION (the session id) and
+PBWRAP_SESSION_DIR (where its pastes are). pbwrap runs the command directly,
+unwrapped, when PBWRAP_SESSION is already set (pbwrap inside pbwrap) and
+when standard input or standard output is not a terminal.
 
 Example, in ~/.bashrc or ~/.zshrc:
   alias claude='pbwrap claude'
 `
 
-// options are the global flags, merged with their environment forms.
-type options struct {
-	off bool
-}
-
 // run parses the command line and does what it asks. The error, if any,
 // says how pbwrap should exit (see exitCode).
 func run(args []string) error {
-	var opts options
-	fs := flag.NewFlagSet("pbwrap", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.BoolVar(&opts.off, "off", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Print(helpText)
-			return nil
-		}
-		return usagef("%v", err)
+	cfg, rest, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Print(helpText)
+		return nil
 	}
-	rest := fs.Args()
+	if err != nil {
+		return err
+	}
 	if len(rest) == 0 {
 		return usagef("missing COMMAND")
 	}
@@ -81,43 +82,5 @@ func run(args []string) error {
 			return nil
 		}
 	}
-	return wrap(opts, rest)
-}
-
-// wrap runs argv in a PTY, or directly when wrapping is off, nested, or
-// has no terminal to work with.
-func wrap(opts options, argv []string) error {
-	off, err := envBool("PBWRAP_OFF")
-	if err != nil {
-		return usagef("%v", err)
-	}
-	path, err := ptyproxy.LookPath(argv[0])
-	if err != nil {
-		return err
-	}
-	if opts.off || off || os.Getenv("PBWRAP_SESSION") != "" ||
-		!term.IsTerminal(0) || !term.IsTerminal(1) {
-		return ptyproxy.Exec(path, argv, os.Environ())
-	}
-	status, err := ptyproxy.Run(ptyproxy.Config{
-		Path: path,
-		Args: argv,
-		Env:  os.Environ(),
-	})
-	if err != nil {
-		return err
-	}
-	return exitStatus(status)
-}
-
-// envBool reads a boolean environment variable: unset or empty is false.
-func envBool(name string) (bool, error) {
-	switch v := os.Getenv(name); strings.ToLower(v) {
-	case "", "0", "false", "no", "off":
-		return false, nil
-	case "1", "true", "yes", "on":
-		return true, nil
-	default:
-		return false, fmt.Errorf("%s=%q: want 1 or 0", name, v)
-	}
+	return wrap(cfg, rest)
 }

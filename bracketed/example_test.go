@@ -1,0 +1,40 @@
+package bracketed_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pbwrap/pbwrap/bracketed"
+)
+
+// printer prints the events it receives.
+type printer struct{}
+
+func (printer) Typed(p []byte)     { fmt.Printf("typed %q\n", p) }
+func (printer) PasteStart()        { fmt.Println("paste start") }
+func (printer) PasteData(p []byte) { fmt.Printf("paste data %q\n", p) }
+func (printer) PasteEnd()          { fmt.Println("paste end") }
+
+// A caller writes each read with its time, and calls Flush when the returned
+// deadline passes with no input.
+func ExampleParser() {
+	p := bracketed.NewParser(printer{})
+	t0 := time.Now()
+	p.Write([]byte("ls\r\x1b[20"), t0) // the start marker is cut by the read
+	p.Write([]byte("0~big\rpaste\x1b[201~"), t0.Add(time.Millisecond))
+	deadline := p.Write([]byte("\x1b"), t0.Add(time.Second)) // the Esc key
+	p.Flush(deadline)
+	// Output:
+	// typed "ls\r"
+	// paste start
+	// paste data "big\rpaste"
+	// paste end
+	// typed "\x1b"
+}
+
+func ExampleModeFilter() {
+	var f bracketed.ModeFilter
+	out := f.Write([]byte("\x1b[?1049;2004h\x1b[31mhi\x1b[0m"))
+	fmt.Printf("%q %v\n", out, f.Enabled())
+	// Output: "\x1b[?1049h\x1b[31mhi\x1b[0m" true
+}

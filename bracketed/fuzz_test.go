@@ -1,0 +1,301 @@
+package bracketed
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chunks splits in at points chosen by cuts: each byte of cuts, in turn and
+// cycling, gives the length of the next chunk, from 1 to 16.
+func chunks(in, cuts []byte) [][]byte {
+	var out [][]byte
+	for k := 0; len(in) > 0; k++ {
+		n := len(in)
+		if len(cuts) > 0 {
+			n = min(n, int(cuts[k%len(cuts)]%16)+1)
+		}
+		out = append(out, in[:n])
+		in = in[n:]
+	}
+	return out
+}
+
+// parserSeeds are the inputs of the parser table, each case's writes
+// joined.
+func parserSeeds() []string {
+	var seeds []string
+	for _, tt := range parserTests {
+		var b strings.Builder
+		for _, o := range tt.ops {
+			b.WriteString(o.in)
+		}
+		seeds = append(seeds, b.String())
+	}
+	return seeds
+}
+
+// referenceEvents parses in byte by byte, the obvious way, then closes.
+func referenceEvents(in []byte) []event {
+	var r recorder
+	inPaste := false
+	for i := 0; i < len(in); {
+		switch {
+		case !inPaste && bytes.HasPrefix(in[i:], []byte("\x1b[200~")):
+			r.PasteStart()
+			inPaste = true
+			i += 6
+		case inPaste && bytes.HasPrefix(in[i:], []byte("\x1b[201~")):
+			r.PasteEnd()
+			inPaste = false
+			i += 6
+		case inPaste:
+			r.PasteData(in[i : i+1])
+			i++
+		default:
+			r.Typed(in[i : i+1])
+			i++
+		}
+	}
+	if inPaste {
+		r.PasteEnd()
+	}
+	return r.events()
+}
+
+// FuzzParserChunking requires that any split of the input across Writes
+// gives the events of a one-shot Write, and that those are the reference
+// parse's.
+func FuzzParserChunking(f *testing.F) {
+	for _, s := range parserSeeds() {
+		f.Add([]byte(s), []byte{0})
+		f.Add([]byte(s), []byte{1, 4, 2})
+	}
+	f.Fuzz(func(t *testing.T, in, cuts []byte) {
+		var one recorder
+		p := NewParser(&one)
+		oneDeadline := p.Write(in, epoch)
+		oneInPaste := p.InPaste()
+		oneOpen := one.String()
+		p.Close()
+
+		var many recorder
+		q := NewParser(&many)
+		var manyDeadline time.Time
+		for _, c := range chunks(in, cuts) {
+			manyDeadline = q.Write(c, epoch)
+		}
+		if got := many.String(); got != oneOpen {
+			t.Errorf("input %q in chunks %v: events\n got %s\nwant %s", in, cuts, got, oneOpen)
+		}
+		if !manyDeadline.Equal(oneDeadline) || q.InPaste() != oneInPaste {
+			t.Errorf("input %q in chunks %v: deadline %v, InPaste %v; one-shot: %v, %v",
+				in, cuts, since(manyDeadline), q.InPaste(), since(oneDeadline), oneInPaste)
+		}
+		q.Close()
+		if got, want := many.String(), one.String(); got != want {
+			t.Errorf("input %q in chunks %v: events after Close\n got %s\nwant %s", in, cuts, got, want)
+		}
+		if got, want := one.String(), fmt.Sprint(referenceEvents(in)); got != want {
+			t.Errorf("input %q: events\n got %s\nwant (reference) %s", in, got, want)
+		}
+	})
+}
+
+// rebuilder is a Sink that rebuilds the input from the events: a marker for
+// each PasteStart, and for each PasteEnd emitted by Write (Flush and Close
+// end a paste without one). It fails the test on an event out of order.
+type rebuilder struct {
+	t       *testing.T
+	out     []byte
+	inPaste bool
+	inWrite bool // the current call is Write
+}
+
+func (r *rebuilder) Typed(p []byte) {
+	if len(p) == 0 || r.inPaste {
+		r.t.Fatalf("Typed(%q) with InPaste %v", p, r.inPaste)
+	}
+	r.out = append(r.out, p...)
+}
+
+func (r *rebuilder) PasteData(p []byte) {
+	if len(p) == 0 || !r.inPaste {
+		r.t.Fatalf("PasteData(%q) with InPaste %v", p, r.inPaste)
+	}
+	r.out = append(r.out, p...)
+}
+
+func (r *rebuilder) PasteStart() {
+	if r.inPaste || !r.inWrite {
+		r.t.Fatalf("PasteStart with InPaste %v, in Write %v", r.inPaste, r.inWrite)
+	}
+	r.inPaste = true
+	r.out = append(r.out, StartMarker...)
+}
+
+func (r *rebuilder) PasteEnd() {
+	if !r.inPaste {
+		r.t.Fatalf("PasteEnd outside a paste")
+	}
+	r.inPaste = false
+	if r.inWrite {
+		r.out = append(r.out, EndMarker...)
+	}
+}
+
+// FuzzParserConservation requires that typed bytes and paste data are
+// exactly the input without the recognised markers, whatever the chunking,
+// the Flush times and the Closes. Each byte of ops gives a chunk length
+// (bits 0-3, 1 to 16), the time that passes before it (bits 4-5: none,
+// 1 ms, EscHold, PasteSilence), whether Flush is called before it (bit 6),
+// and whether Close is (bit 7).
+func FuzzParserConservation(f *testing.F) {
+	for _, s := range parserSeeds() {
+		f.Add([]byte(s), []byte{0})
+		f.Add([]byte(s), []byte{0x13, 0x62, 0xa1, 0x70})
+	}
+	steps := [4]time.Duration{0, time.Millisecond, EscHold, PasteSilence}
+	f.Fuzz(func(t *testing.T, in, ops []byte) {
+		if len(ops) == 0 {
+			ops = []byte{0xf}
+		}
+		r := &rebuilder{t: t}
+		p := NewParser(r)
+		now, deadline := epoch, time.Time{}
+		for k, rest := 0, in; len(rest) > 0; k++ {
+			o := ops[k%len(ops)]
+			now = now.Add(steps[o>>4&3])
+			if o&0x40 != 0 {
+				due := !deadline.IsZero() && !now.Before(deadline)
+				deadline = p.Flush(now)
+				if due && (p.InPaste() || !deadline.IsZero()) {
+					t.Fatalf("Flush at %v, past the deadline: InPaste %v, deadline %v", since(now), p.InPaste(), since(deadline))
+				}
+			}
+			if o&0x80 != 0 {
+				p.Close()
+			}
+			n := min(len(rest), int(o&15)+1)
+			r.inWrite = true
+			deadline = p.Write(rest[:n], now)
+			r.inWrite = false
+			rest = rest[n:]
+			checkDeadline(t, p, now, deadline)
+		}
+		p.Close()
+		if !bytes.Equal(r.out, in) {
+			t.Errorf("input %q with ops %v: rebuilt\n %q", in, ops, r.out)
+		}
+	})
+}
+
+// checkDeadline checks the deadline a Write at now returned: PasteSilence
+// after now in a paste, EscHold after at most now while a prefix is held,
+// none otherwise.
+func checkDeadline(t *testing.T, p *Parser, now, deadline time.Time) {
+	t.Helper()
+	switch {
+	case p.InPaste():
+		if !deadline.Equal(now.Add(PasteSilence)) {
+			t.Fatalf("in a paste: Write at %v returned deadline %v", since(now), since(deadline))
+		}
+	case p.nhold > 0:
+		if deadline.IsZero() || deadline.After(now.Add(EscHold)) {
+			t.Fatalf("holding %q: Write at %v returned deadline %v", p.hold[:p.nhold], since(now), since(deadline))
+		}
+	case !deadline.IsZero():
+		t.Fatalf("nothing held, no paste: Write at %v returned deadline %v", since(now), since(deadline))
+	}
+}
+
+// modeRE matches what the ModeFilter acts on: a DEC private mode set or
+// reset of at most 64 bytes, or RIS.
+var modeRE = regexp.MustCompile(`\x1b(?:\[\?([0-9;]{0,60})([hl])|c)`)
+
+// referenceFilter filters in with modeRE and strconv, as the ModeFilter
+// should, and returns the output and the child's mode at the end.
+func referenceFilter(in []byte) (out []byte, enabled bool) {
+	last := 0
+	for _, m := range modeRE.FindAllSubmatchIndex(in, -1) {
+		out = append(out, in[last:m[0]]...)
+		last = m[1]
+		seq := in[m[0]:m[1]]
+		if m[2] < 0 {
+			out = append(append(out, seq...), "\x1b[?2004h"...)
+			enabled = false
+			continue
+		}
+		var kept []string
+		for _, field := range strings.Split(string(in[m[2]:m[3]]), ";") {
+			if n, err := strconv.ParseUint(field, 10, 64); err != nil || n != 2004 {
+				kept = append(kept, field)
+			}
+		}
+		if len(kept) == strings.Count(string(in[m[2]:m[3]]), ";")+1 {
+			out = append(out, seq...)
+			continue
+		}
+		enabled = in[m[4]] == 'h'
+		if len(kept) > 0 {
+			out = append(out, "\x1b[?"+strings.Join(kept, ";")+string(in[m[4]])...)
+		}
+	}
+	return append(out, in[last:]...), enabled
+}
+
+// filterSplit writes the chunks to a new ModeFilter, then flushes, and
+// returns the concatenated output and the filter.
+func filterSplit(parts [][]byte) ([]byte, *ModeFilter) {
+	var f ModeFilter
+	var out []byte
+	for _, c := range parts {
+		out = append(out, f.Write(c)...)
+	}
+	return append(out, f.Flush()...), &f
+}
+
+// FuzzModeFilterChunking requires that any split of the output gives the
+// output of a one-shot Write and Flush, and that this is the reference
+// filter's.
+func FuzzModeFilterChunking(f *testing.F) {
+	for _, tt := range modeFilterTests {
+		f.Add([]byte(tt.in), []byte{0})
+		f.Add([]byte(tt.in), []byte{2, 0, 5})
+	}
+	f.Fuzz(func(t *testing.T, in, cuts []byte) {
+		one, f1 := filterSplit([][]byte{bytes.Clone(in)})
+		many, fn := filterSplit(chunks(bytes.Clone(in), cuts))
+		if !bytes.Equal(many, one) || fn.Enabled() != f1.Enabled() {
+			t.Errorf("filter %q in chunks %v:\n got %q, Enabled %v\nwant %q, Enabled %v (one-shot)",
+				in, cuts, many, fn.Enabled(), one, f1.Enabled())
+		}
+		want, enabled := referenceFilter(in)
+		if !bytes.Equal(one, want) || f1.Enabled() != enabled {
+			t.Errorf("filter %q:\n got %q, Enabled %v\nwant %q, Enabled %v (reference)",
+				in, one, f1.Enabled(), want, enabled)
+		}
+	})
+}
+
+// FuzzModeFilterIdentity requires that output without "2004" and without
+// RIS passes through unchanged, whatever the chunking.
+func FuzzModeFilterIdentity(f *testing.F) {
+	for _, tt := range modeFilterTests {
+		f.Add([]byte(tt.in), []byte{0})
+	}
+	f.Add([]byte("\x1b[?1049h\x1b[?25l\x1b[31mred\x1b[0m\x1b[?200"), []byte{3, 1})
+	f.Fuzz(func(t *testing.T, in, cuts []byte) {
+		if bytes.Contains(in, []byte(pasteMode)) || bytes.Contains(in, []byte(reset)) {
+			return
+		}
+		got, flt := filterSplit(chunks(bytes.Clone(in), cuts))
+		if !bytes.Equal(got, in) || flt.Enabled() {
+			t.Errorf("filter %q in chunks %v = %q, Enabled %v; want it unchanged, false", in, cuts, got, flt.Enabled())
+		}
+	})
+}

@@ -1,0 +1,465 @@
+// Package capture is pbwrap's paste policy: which paste is large, how it is
+// buffered and then spilled to the store as it arrives, the reference typed
+// in its place, how that is injected into the child, and the fallback that
+// delivers the paste inline, exactly as the terminal sent it, whenever the
+// store fails.
+//
+// Input sits on the path from the user's terminal to the child and Output
+// on the path back; both have the method set of ptyproxy.Filter. Output
+// tells Input whether the child has bracketed paste (mode 2004) on.
+package capture
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/store"
+)
+
+// Defaults for what counts as a large paste: about 2k tokens, or a
+// screenful of lines several times over. Below that a tool call to read
+// the file costs the agent more than the paste itself.
+const (
+	DefaultMinBytes = 8192
+	DefaultMinLines = 200
+)
+
+// RepeatWindow is how soon the same text pasted again goes inline: the way
+// to get a saved paste's text into the prompt after all, as Claude Code
+// users know it.
+const RepeatWindow = 60 * time.Second
+
+// Config is the policy of one session.
+type Config struct {
+	MinBytes  int // a paste of at least this many bytes is large
+	MinLines  int // ... or of at least this many lines
+	RefFormat RefFormat
+
+	// Open returns the store session, creating it on first use. It is
+	// called again on the next large paste after it fails, so a store that
+	// recovers (space freed, root fixed) is used again.
+	Open func() (*store.Session, error)
+
+	// Mode reports whether the child has bracketed paste on (see Output).
+	Mode func() bool
+
+	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
+	// and decisions. Neither ever receives paste text. Either may be nil.
+	Logf, Debugf func(format string, args ...any)
+}
+
+// Input is the filter on the user's keystrokes: typed bytes pass at once,
+// pastes are held to their end, then delivered inline or as a reference.
+// It is not safe for concurrent use; ptyproxy serializes its calls.
+type Input struct {
+	cfg    Config
+	parser *bracketed.Parser
+	w      io.Writer // the child, during a call
+	now    time.Time // the time of the current call
+	err    error     // the first error writing to the child in this call
+
+	sess   *store.Session
+	paste  *paste
+	recent map[string]time.Time // sha256 of each saved text → when it was saved
+	scrap  []byte               // reused for normalized text
+}
+
+// NewInput returns the input filter for cfg.
+func NewInput(cfg Config) *Input {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Debugf == nil {
+		cfg.Debugf = func(string, ...any) {}
+	}
+	if cfg.Mode == nil {
+		cfg.Mode = func() bool { return false }
+	}
+	in := &Input{cfg: cfg, recent: make(map[string]time.Time)}
+	in.parser = bracketed.NewParser(in)
+	return in
+}
+
+// Filter passes the user's input p on to the child w.
+func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+	in.begin(w, now)
+	deadline := in.parser.Write(p, now)
+	return deadline, in.end()
+}
+
+// Flush lets time pass: a held lone ESC goes to the child, a paste whose
+// end marker never came ends.
+func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
+	in.begin(w, now)
+	deadline := in.parser.Flush(now)
+	return deadline, in.end()
+}
+
+// Close ends the input: held bytes go to the child, an open paste ends.
+func (in *Input) Close(w io.Writer) error {
+	in.begin(w, time.Now())
+	in.parser.Close()
+	return in.end()
+}
+
+func (in *Input) begin(w io.Writer, now time.Time) { in.w, in.now, in.err = w, now, nil }
+
+func (in *Input) end() error {
+	err := in.err
+	in.w, in.err = nil, nil
+	return err
+}
+
+// send writes p to the child, keeping the first error of the call. The
+// stream goes on after an error, as ptyproxy does.
+func (in *Input) send(p ...[]byte) {
+	for _, b := range p {
+		if len(b) == 0 {
+			continue
+		}
+		if _, err := in.w.Write(b); err != nil && in.err == nil {
+			in.err = fmt.Errorf("write to child: %w", err)
+		}
+	}
+}
+
+// Typed implements bracketed.Sink: keystrokes go straight through.
+func (in *Input) Typed(p []byte) { in.send(p) }
+
+// PasteStart implements bracketed.Sink.
+func (in *Input) PasteStart() {
+	in.paste = &paste{hash: sha256.New()}
+}
+
+// PasteData implements bracketed.Sink: the paste is buffered up to the
+// threshold, then streamed to the store (or, after a failure, to the child).
+// PasteEnd finishes what PasteData and spill leave: in.paste is set.
+func (in *Input) PasteData(p []byte) {
+	ps := in.paste
+	if ps == nil { // Cannot happen: the parser starts every paste.
+		in.send(p)
+		return
+	}
+	ps.rawBytes += int64(len(p))
+	switch {
+	case ps.inline:
+		in.send(p)
+		return
+	case ps.text == nil:
+		ps.raw = append(ps.raw, p...)
+		ps.pending = ps.norm.write(ps.pending, p)
+		if ps.rawBytes >= int64(in.cfg.MinBytes) || int64(countLF(ps.pending)) >= int64(in.cfg.MinLines) {
+			in.spill(ps)
+		}
+		return
+	}
+	in.stream(ps, p)
+}
+
+// PasteEnd implements bracketed.Sink: the paste is delivered inline or
+// replaced by its reference.
+func (in *Input) PasteEnd() {
+	ps := in.paste
+	in.paste = nil
+	if ps == nil {
+		return
+	}
+	if ps.inline {
+		in.finishFallback(ps)
+		return
+	}
+	ps.pending = ps.norm.flush(ps.pending)
+	if ps.text == nil {
+		if linesOf(ps.pending) < int64(in.cfg.MinLines) && ps.rawBytes < int64(in.cfg.MinBytes) {
+			ps.account(ps.pending)
+			in.deliverSmall(ps)
+			return
+		}
+		in.spill(ps)
+		if ps.inline {
+			in.finishFallback(ps)
+			return
+		}
+	} else if len(ps.pending) > 0 {
+		if !in.writeText(ps, ps.pending) {
+			in.finishFallback(ps)
+			return
+		}
+	}
+	in.commit(ps)
+}
+
+// deliverSmall sends a paste under the threshold as the terminal sent it.
+func (in *Input) deliverSmall(ps *paste) {
+	bracketedMode := in.cfg.Mode()
+	in.sendPaste(bracketedMode, ps.raw)
+	in.cfg.Debugf("paste: %d bytes, %d lines: inline (under the threshold)", ps.rawBytes, ps.lines())
+	in.record(store.PasteRecord{
+		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: hex.EncodeToString(ps.hash.Sum(nil)),
+		Time: in.now, Bracketed: bracketedMode, Outcome: store.OutcomeInline, Reason: "under the threshold",
+	}, false)
+}
+
+// sendPaste sends body to the child, wrapped in paste markers when the
+// child has asked for them.
+func (in *Input) sendPaste(bracketedMode bool, body ...[]byte) {
+	if bracketedMode {
+		in.send(bracketed.StartMarker)
+	}
+	in.send(body...)
+	if bracketedMode {
+		in.send(bracketed.EndMarker)
+	}
+}
+
+// spill starts saving the paste: two temp files in the session, one for
+// the text (the future paste file) and one for the raw bytes (to replay
+// the paste exactly if it must go inline after all). On failure the paste
+// falls back to inline delivery from here on.
+func (in *Input) spill(ps *paste) {
+	sess, err := in.session()
+	if err == nil {
+		ps.rawTemp, err = sess.CreateTemp()
+	}
+	if err == nil {
+		ps.text, err = sess.CreateTemp()
+	}
+	if err == nil {
+		_, err = ps.rawTemp.Write(ps.raw)
+	}
+	if err != nil {
+		ps.discard() // The raw bytes are still in memory: replay those.
+		in.fallback(ps, err, ps.raw)
+		return
+	}
+	ps.raw = nil
+	pending := ps.pending
+	ps.pending = nil
+	if in.writeText(ps, pending) {
+		in.cfg.Debugf("paste: over the threshold at %d bytes; saving", ps.rawBytes)
+	}
+}
+
+// stream saves one more chunk of a spilled paste.
+func (in *Input) stream(ps *paste, p []byte) {
+	if n, err := ps.rawTemp.Write(p); err != nil {
+		in.fallback(ps, err, p[n:])
+		return
+	}
+	in.scrap = ps.norm.write(in.scrap[:0], p)
+	in.writeText(ps, in.scrap)
+}
+
+// writeText saves normalized text, hashing and counting it; on failure it
+// falls back and reports false.
+func (in *Input) writeText(ps *paste, text []byte) bool {
+	ps.account(text)
+	if _, err := ps.text.Write(text); err != nil {
+		in.fallback(ps, err, nil)
+		return false
+	}
+	return true
+}
+
+// fallback gives up saving the paste: what reached the raw temp file, if
+// any, is replayed to the child, then rest, and the rest of the paste
+// streams inline. The paste reaches the child exactly as the terminal sent
+// it.
+func (in *Input) fallback(ps *paste, cause error, rest []byte) {
+	ps.inline = true
+	ps.reason = cause.Error()
+	in.cfg.Logf("paste: saving failed, delivering inline: %v", cause)
+	ps.bracketed = in.cfg.Mode()
+	if ps.bracketed {
+		in.send(bracketed.StartMarker)
+	}
+	if ps.rawTemp != nil {
+		if err := in.replay(ps.rawTemp); err != nil {
+			in.cfg.Logf("paste: replaying the saved part: %v", err)
+		}
+	}
+	in.send(rest)
+	ps.raw = nil
+	ps.discard()
+}
+
+// finishFallback ends a paste that went inline after a failure.
+func (in *Input) finishFallback(ps *paste) {
+	if ps.bracketed {
+		in.send(bracketed.EndMarker)
+	}
+	in.record(store.PasteRecord{
+		Bytes: ps.rawBytes, Time: in.now, Bracketed: ps.bracketed,
+		Outcome: store.OutcomeFallback, Reason: ps.reason,
+	}, false)
+}
+
+// replay copies a temp file's content to the child.
+func (in *Input) replay(t *store.Temp) error {
+	r, err := t.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		in.send(buf[:n])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// commit finishes a saved paste: the same text again within RepeatWindow
+// goes inline, anything else becomes (or reuses) a paste file whose
+// reference is typed into the child.
+func (in *Input) commit(ps *paste) {
+	sum := hex.EncodeToString(ps.hash.Sum(nil))
+	if at, ok := in.recent[sum]; ok && in.now.Sub(at) < RepeatWindow {
+		delete(in.recent, sum)
+		in.repeat(ps, sum)
+		return
+	}
+	n, path, reused, err := in.sess.CommitPaste(ps.text, sum)
+	if err != nil {
+		in.fallback(ps, err, nil)
+		in.finishFallback(ps)
+		return
+	}
+	ps.text = nil
+	ps.discard()
+	ref := in.cfg.RefFormat.render(refValues{path: path, bytes: ps.textBytes, lines: ps.lines(), sha256: sum, n: n})
+	bracketedMode := in.cfg.Mode()
+	in.sendPaste(bracketedMode, []byte(ref))
+	in.recent[sum] = in.now
+	in.cfg.Debugf("paste: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.textBytes, ps.lines(), path, reused, bracketedMode)
+	in.record(store.PasteRecord{
+		N: n, Path: path, Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now,
+		Bracketed: bracketedMode, Reference: ref, Outcome: store.OutcomeSaved,
+	}, true)
+}
+
+// repeat delivers a paste inline because the same text was saved moments
+// ago: the user pasted again to get the text itself.
+func (in *Input) repeat(ps *paste, sum string) {
+	bracketedMode := in.cfg.Mode()
+	if bracketedMode {
+		in.send(bracketed.StartMarker)
+	}
+	if err := in.replay(ps.rawTemp); err != nil {
+		in.cfg.Logf("paste: replaying a repeated paste: %v", err)
+	}
+	if bracketedMode {
+		in.send(bracketed.EndMarker)
+	}
+	ps.discard()
+	in.cfg.Debugf("paste: %d bytes pasted again within %v: inline", ps.textBytes, RepeatWindow)
+	in.record(store.PasteRecord{
+		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now, Bracketed: bracketedMode,
+		Outcome: store.OutcomeInline, Reason: "pasted again within " + RepeatWindow.String(),
+	}, false)
+}
+
+// session returns the store session, opening it if need be.
+func (in *Input) session() (*store.Session, error) {
+	if in.sess != nil {
+		return in.sess, nil
+	}
+	if in.cfg.Open == nil {
+		return nil, errors.New("no store configured")
+	}
+	sess, err := in.cfg.Open()
+	if err != nil {
+		return nil, err
+	}
+	in.sess = sess
+	return sess, nil
+}
+
+// record adds the paste to the manifest, after the paste has reached the
+// child so that it does not wait on the disk. Without a session (open
+// failed, or a small paste before any large one) inline pastes are not
+// recorded; saved ones always have a session.
+func (in *Input) record(r store.PasteRecord, saved bool) {
+	if in.sess == nil {
+		if saved {
+			in.cfg.Logf("paste: no session to record in")
+		}
+		return
+	}
+	if err := in.sess.Record(r); err != nil {
+		in.cfg.Logf("paste: recording in the manifest: %v", err)
+	}
+}
+
+// paste is the state of the paste being received.
+type paste struct {
+	raw     []byte // the raw bytes, until spilled
+	pending []byte // normalized text not yet saved
+	norm    normalizer
+	hash    hash.Hash
+
+	rawBytes  int64 // as received
+	textBytes int64 // normalized
+	lf        int64 // LFs in the normalized text
+	lastLF    bool  // the normalized text ends with LF
+
+	rawTemp *store.Temp // raw bytes, for replay
+	text    *store.Temp // normalized text, the future paste file
+
+	inline    bool // falling back: the rest streams to the child
+	bracketed bool // markers were sent at the fallback
+	reason    string
+}
+
+// account hashes and counts normalized text.
+func (ps *paste) account(text []byte) {
+	if len(text) == 0 {
+		return
+	}
+	ps.hash.Write(text)
+	ps.textBytes += int64(len(text))
+	ps.lf += int64(countLF(text))
+	ps.lastLF = text[len(text)-1] == '\n'
+}
+
+// lines counts lines as an editor does: every LF ends one, and text after
+// the last LF is one more.
+func (ps *paste) lines() int64 {
+	if ps.textBytes > 0 && !ps.lastLF {
+		return ps.lf + 1
+	}
+	return ps.lf
+}
+
+// discard removes whatever temp files the paste still has.
+func (ps *paste) discard() {
+	for _, t := range []*store.Temp{ps.rawTemp, ps.text} {
+		if t != nil {
+			_ = t.Discard() // Best effort: a leftover .tmp- file is cleaned with its session.
+		}
+	}
+	ps.rawTemp, ps.text = nil, nil
+}
+
+// linesOf counts the lines of a whole text as paste.lines does.
+func linesOf(text []byte) int64 {
+	n := int64(countLF(text))
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func countLF(p []byte) int { return bytes.Count(p, []byte{'\n'}) }

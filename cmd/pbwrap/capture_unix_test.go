@@ -1,0 +1,413 @@
+//go:build unix
+
+package main
+
+// End-to-end tests of paste capture: the test is the terminal and pastes
+// with bracketed-paste markers, as a terminal does once pbwrap has turned
+// the mode on; the child records exactly what reaches it.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/pbwrap/pbwrap/store"
+)
+
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// startCapture runs pbwrap with its store under the test's directory and
+// a recording child in raw mode, with bracketed paste on when bp is set.
+func startCapture(t *testing.T, bp bool, env ...string) *terminal {
+	t.Helper()
+	steps := []string{"raw", "record"}
+	if bp {
+		steps = append(steps, "bp:on")
+	}
+	steps = append(steps, "ready", "block")
+	root := filepath.Join(t.TempDir(), "root")
+	// A later PBWRAP_ROOT in env wins: exec keeps the last of duplicates.
+	term := startTerminal(t, session{steps: steps, env: append([]string{"PBWRAP_ROOT=" + root}, env...)})
+	term.rootDir = root
+	term.waitReport("ready")
+	return term
+}
+
+// root is where the terminal's pbwrap saves pastes, unless the test gave
+// its own PBWRAP_ROOT.
+func (term *terminal) root() string { return term.rootDir }
+
+// paste writes body as one bracketed paste, in chunks of chunk bytes.
+func (term *terminal) paste(body string, chunk int) {
+	term.t.Helper()
+	term.type_([]byte(pasteStart+body+pasteEnd), chunk)
+}
+
+// waitInputHas waits until the child has received want and returns all it
+// has received.
+func (term *terminal) waitInputHas(want string) string {
+	term.t.Helper()
+	var got string
+	term.waitFor(fmt.Sprintf("child input %q", want), func() bool {
+		got = readFile(term.path("input"))
+		return strings.Contains(got, want)
+	})
+	return got
+}
+
+// sessionDir is the one session directory under the root.
+func (term *terminal) sessionDir() string {
+	term.t.Helper()
+	entries, err := os.ReadDir(term.root())
+	if err != nil {
+		term.t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	if len(dirs) != 1 {
+		term.t.Fatalf("root holds sessions %q, want one", dirs)
+	}
+	return filepath.Join(term.root(), dirs[0])
+}
+
+func bracket(on bool, s string) string {
+	if on {
+		return pasteStart + s + pasteEnd
+	}
+	return s
+}
+
+func modeName(on bool) string {
+	if on {
+		return "child with bracketed paste"
+	}
+	return "child without bracketed paste"
+}
+
+func numberedLines(n int, prefix string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s line %d\r", prefix, i)
+	}
+	return b.String()
+}
+
+// A small paste reaches the child byte for byte, wrapped in markers only
+// when the child asked for them.
+func TestSmallPasteExact(t *testing.T) {
+	for _, bp := range []bool{false, true} {
+		t.Run(modeName(bp), func(t *testing.T) {
+			term := startCapture(t, bp)
+			body := "hello\rworld \x1b[A\t$ ls\r"
+			term.paste(body, 0)
+			term.type_([]byte("!"), 0)
+			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
+				t.Errorf("child got %q, want %q", got, want)
+			}
+			if got := term.sessionDir(); got == "" {
+				t.Error("no session directory")
+			}
+			term.signalPbwrap(syscall.SIGTERM)
+			term.wantExit("exit 143")
+		})
+	}
+}
+
+var refPattern = regexp.MustCompile(`\[paste saved: ([^\]]+)\]`)
+
+// A large paste becomes a reference to a private file holding what the
+// user copied; the manifest records it without its text.
+func TestLargePasteSaved(t *testing.T) {
+	for _, bp := range []bool{false, true} {
+		t.Run(modeName(bp), func(t *testing.T) {
+			term := startCapture(t, bp)
+			body := numberedLines(600, "pasted")
+			term.type_([]byte("a"), 0)
+			term.paste(body, 4096)
+			term.type_([]byte("!"), 0)
+			got := term.waitInputHas("!")
+			m := refPattern.FindStringSubmatch(got)
+			if m == nil {
+				t.Fatalf("child got %q, want a reference", tail([]byte(got), 300))
+			}
+			path := m[1]
+			sess := term.sessionDir()
+			if want := "a" + bracket(bp, "[paste saved: "+filepath.Join(sess, "paste-1.txt")+"]") + "!"; got != want {
+				t.Errorf("child got %q, want %q", got, want)
+			}
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.ReplaceAll(body, "\r", "\n"); string(text) != want {
+				t.Errorf("file holds %d bytes, want the %d bytes copied, with newlines", len(text), len(want))
+			}
+			wantMode(t, path, 0o600)
+			wantMode(t, sess, 0o700)
+			wantMode(t, term.root(), 0o700)
+			wantMode(t, filepath.Join(sess, "manifest.json"), 0o600)
+
+			raw, err := os.ReadFile(filepath.Join(sess, "manifest.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(raw, []byte("pasted line")) {
+				t.Error("the manifest holds paste text")
+			}
+			var man store.Manifest
+			if err := json.Unmarshal(raw, &man); err != nil {
+				t.Fatal(err)
+			}
+			if man.Session != filepath.Base(sess) || man.PID != term.pbwrapPid() || man.Argv0 != filepath.Base(childArgv(t)[0]) || man.Format != 1 {
+				t.Errorf("manifest header: %+v", man)
+			}
+			if len(man.Pastes) != 1 {
+				t.Fatalf("manifest has %d pastes, want 1", len(man.Pastes))
+			}
+			p := man.Pastes[0]
+			if p.N != 1 || p.Path != path || p.Bytes != int64(len(text)) || p.Lines != 600 || p.Outcome != "saved" ||
+				p.Bracketed != bp || p.Reference != "[paste saved: "+path+"]" || len(p.SHA256) != 64 || p.Time.IsZero() {
+				t.Errorf("manifest paste: %+v", p)
+			}
+			term.signalPbwrap(syscall.SIGTERM)
+			term.wantExit("exit 143")
+		})
+	}
+}
+
+func wantMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != want {
+		t.Errorf("%s: mode %v, want %v", path, got, want)
+	}
+}
+
+// Paste markers split at every offset are still recognised, for small
+// pastes and large ones, and typed bytes around them keep their order.
+func TestMarkersSplitAtEveryOffset(t *testing.T) {
+	term := startCapture(t, true)
+	var want strings.Builder
+	seq := "ab" + pasteStart + "xyz\r" + pasteEnd + "cd"
+	for k := 1; k <= len(seq); k++ {
+		term.type_([]byte(seq), k)
+		want.WriteString("ab" + pasteStart + "xyz\r" + pasteEnd + "cd")
+	}
+	term.type_([]byte("|"), 0)
+	if got := term.waitInputHas("|"); got != want.String()+"|" {
+		t.Errorf("small pastes: child got %q, want %q", got, want.String()+"|")
+	}
+	for k := 1; k <= len(pasteStart); k++ {
+		body := strings.Repeat(fmt.Sprintf("chunk %d ", k), 2000)
+		term.type_([]byte("<"+pasteStart+body+pasteEnd+">"), k)
+		term.waitInputHas(fmt.Sprintf("paste-%d.txt]%s>", k, pasteEnd))
+	}
+	got := readFile(term.path("input"))
+	if n := len(refPattern.FindAllString(got, -1)); n != len(pasteStart) {
+		t.Errorf("large pastes: %d references, want %d", n, len(pasteStart))
+	}
+	term.signalPbwrap(syscall.SIGTERM)
+	term.wantExit("exit 143")
+}
+
+// A lone Esc key reaches the child without waiting for more input.
+func TestLoneEsc(t *testing.T) {
+	term := startCapture(t, true)
+	term.type_([]byte{0x1b}, 0)
+	if got := term.waitInputHas("\x1b"); got != "\x1b" {
+		t.Errorf("child got %q, want a lone ESC", got)
+	}
+	term.type_([]byte("\x1b[20"), 0) // A prefix of the paste marker, then nothing.
+	if got := term.waitInputHas("\x1b[20"); got != "\x1b\x1b[20" {
+		t.Errorf("child got %q", got)
+	}
+	term.signalPbwrap(syscall.SIGTERM)
+	term.wantExit("exit 143")
+}
+
+// A paste whose end marker never comes ends after the silence, inline as
+// it came, and what is typed next is typed again.
+func TestUnterminatedPaste(t *testing.T) {
+	for _, bp := range []bool{false, true} {
+		t.Run(modeName(bp), func(t *testing.T) {
+			term := startCapture(t, bp)
+			term.type_([]byte(pasteStart+"no end\r"), 0)
+			term.waitInputHas("no end\r")
+			term.type_([]byte("typed"), 0)
+			if got, want := term.waitInputHas("typed"), bracket(bp, "no end\r")+"typed"; got != want {
+				t.Errorf("child got %q, want %q", got, want)
+			}
+			term.signalPbwrap(syscall.SIGTERM)
+			term.wantExit("exit 143")
+		})
+	}
+}
+
+// The child's own bracketed-paste switches never reach the terminal,
+// other parameters of the same sequences do; the terminal gets the mode
+// on at start and off at exit.
+func TestTerminalKeepsBracketedPaste(t *testing.T) {
+	term := startTerminal(t, session{steps: []string{"ready", "bp:on", "seq:altscreen-bp", "seq:bp-cursor", "bp:off", "print:END", "exit:0"}})
+	term.wantExit("exit 0")
+	term.waitOutput("\x1b[?2004l")
+	out := string(term.out.Bytes())
+	if !strings.HasPrefix(out, "\x1b[?2004h") {
+		t.Errorf("terminal output starts %q, want bracketed paste turned on first", tail([]byte(out), 40))
+	}
+	if !strings.HasSuffix(out, "END\r\r\n\x1b[?2004l") { // The child's terminal is cooked: ONLCR.
+		t.Errorf("terminal output ends %q, want bracketed paste turned off last", tail([]byte(out), 40))
+	}
+	if n := strings.Count(out, "2004"); n != 2 {
+		t.Errorf("terminal saw 2004 %d times, want twice (pbwrap's own on and off): %q", n, out)
+	}
+	for _, want := range []string{"\x1b[?1049h", "\x1b[?25l"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal never saw %q, a parameter the child set beside 2004", want)
+		}
+	}
+}
+
+// When the store fails, a large paste reaches the child inline exactly as
+// the terminal sent it, and pbwrap goes on.
+func TestStoreFailureDeliversInline(t *testing.T) {
+	for _, bp := range []bool{false, true} {
+		t.Run(modeName(bp), func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "file")
+			if err := os.WriteFile(file, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			term := startCapture(t, bp, "PBWRAP_ROOT="+filepath.Join(file, "root"))
+			body := numberedLines(300, "kept")
+			term.paste(body, 1000)
+			term.type_([]byte("!"), 0)
+			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
+				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(want))
+			}
+			if out := string(term.out.Bytes()); !strings.Contains(out, "pbwrap: not saving pastes:") {
+				t.Errorf("no warning before the child started: %q", tail([]byte(out), 200))
+			}
+			term.signalPbwrap(syscall.SIGTERM)
+			term.wantExit("exit 143")
+		})
+	}
+}
+
+// An unsafe root is refused, with the reason, and pastes go inline.
+func TestUnsafeRootRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		make   func(t *testing.T, root string)
+		reason string
+	}{
+		{"symlink", func(t *testing.T, root string) {
+			real := root + ".real"
+			if err := os.Mkdir(real, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(real, root); err != nil {
+				t.Fatal(err)
+			}
+		}, "symlink"},
+		{"another owner", func(t *testing.T, root string) {
+			if os.Getuid() != 0 {
+				t.Skip("giving a directory to another user needs root; CI runs as root")
+			}
+			if err := os.Mkdir(root, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(root, 12345, 12345); err != nil {
+				t.Fatal(err)
+			}
+		}, "owned by"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, "root")
+			tc.make(t, root)
+			term := startCapture(t, false, "PBWRAP_ROOT="+root)
+			body := numberedLines(300, "kept")
+			term.paste(body, 0)
+			term.type_([]byte("!"), 0)
+			if got := term.waitInputHas("!"); got != body+"!" {
+				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(body)+1)
+			}
+			out := string(term.out.Bytes())
+			if !strings.Contains(out, "not saving pastes") || !strings.Contains(out, tc.reason) {
+				t.Errorf("warning %q does not give the reason %q", tail([]byte(out), 300), tc.reason)
+			}
+			if entries, _ := os.ReadDir(root); len(entries) > 0 {
+				t.Errorf("something was written under the refused root: %v", entries)
+			}
+			term.signalPbwrap(syscall.SIGTERM)
+			term.wantExit("exit 143")
+		})
+	}
+}
+
+// Peak memory does not grow with the paste: a 100 MB paste costs no more
+// than 4 MB of peak RSS over a 10 KB one.
+func TestPeakRSSBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pastes 100 MB")
+	}
+	peak := func(size int) int {
+		term := startCapture(t, true)
+		line := strings.Repeat("x", 99) + "\r"
+		body := strings.Repeat(line, size/len(line))
+		done := make(chan struct{})
+		go func() { // Ends when the paste is written, or the terminal closes.
+			defer close(done)
+			_, _ = term.master.Write([]byte(pasteStart + body + pasteEnd))
+		}()
+		term.waitInputHas("paste-1.txt]")
+		<-done
+		kb := vmHWM(t, term.pbwrapPid())
+		term.signalPbwrap(syscall.SIGTERM)
+		term.wantExit("exit 143")
+		return kb
+	}
+	small := peak(10 << 10)
+	large := peak(100 << 20)
+	t.Logf("peak RSS: %d KiB after a 10 KB paste, %d KiB after a 100 MB paste", small, large)
+	if large-small > 4<<10 {
+		t.Errorf("a 100 MB paste cost %d KiB more peak RSS than a 10 KB one, want at most 4096", large-small)
+	}
+}
+
+// vmHWM is a process's peak resident set size in KiB, from /proc.
+func vmHWM(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc to read peak RSS from: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/ptyproxy"
+	"github.com/pbwrap/pbwrap/store"
+	"golang.org/x/term"
+)
+
+// Terminal sequences pbwrap owns: bracketed paste on while it runs, so
+// that it sees every paste whatever the child does, and off on the way out.
+var (
+	bracketedOn  = []byte("\x1b[?2004h")
+	bracketedOff = []byte("\x1b[?2004l")
+)
+
+// wrap runs argv in a PTY with paste capture, or directly when wrapping
+// is off, nested, or has no terminal to work with.
+func wrap(cfg *config, argv []string) error {
+	path, err := ptyproxy.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	if cfg.off || os.Getenv("PBWRAP_SESSION") != "" || !term.IsTerminal(0) || !term.IsTerminal(1) {
+		return ptyproxy.Exec(path, argv, os.Environ())
+	}
+	s := newSessionOpener(cfg, filepath.Base(argv[0]))
+	defer s.close()
+	logPath := cfg.logPath
+	if logPath == "" && cfg.debug && s.sess != nil {
+		logPath = filepath.Join(s.sess.Dir, "debug.log")
+	}
+	logger, closeLog, err := openLog(logPath)
+	if err != nil {
+		return usagef("%s: %v", cfg.find("log").name(), err)
+	}
+	defer closeLog()
+	logf := logger.Printf
+	debugf := func(string, ...any) {}
+	if cfg.debug {
+		debugf = logger.Printf
+	}
+	s.logf = logf
+	if s.rootErr != nil {
+		logf("store: %v", s.rootErr)
+		// Said once, before the child owns the terminal: pastes will go
+		// inline until the root is fixed.
+		fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (pbwrap doctor tells more)\n", s.rootErr)
+	}
+	if !cfg.noAgentArgs && s.root != "" {
+		argv = agentArgs(argv, s.root)
+	}
+	debugf("start: %s, session %s, root %s", argv, s.id, s.root)
+
+	out := capture.NewOutput(debugf)
+	in := capture.NewInput(capture.Config{
+		MinBytes:  cfg.minBytes,
+		MinLines:  cfg.minLines,
+		RefFormat: cfg.refFormat,
+		Open:      s.open,
+		Mode:      out.Mode,
+		Logf:      logf,
+		Debugf:    debugf,
+	})
+	status, err := ptyproxy.Run(ptyproxy.Config{
+		Path:          path,
+		Args:          argv,
+		Env:           s.childEnv(os.Environ()),
+		Input:         in,
+		Output:        out,
+		TerminalSetup: bracketedOn,
+		TerminalReset: bracketedOff,
+		Logf:          logf,
+	})
+	if err != nil {
+		return err
+	}
+	debugf("exit: status %d", status)
+	return exitStatus(status)
+}
+
+// sessionOpener makes the run's store session on demand: at start, and
+// again on the next large paste whenever it failed before.
+type sessionOpener struct {
+	meta    store.Meta
+	id      string
+	root    string // resolved, or "" when the root cannot even be named
+	rootErr error
+	logf    func(string, ...any)
+
+	mu   sync.Mutex
+	sess *store.Session
+}
+
+func newSessionOpener(cfg *config, argv0 string) *sessionOpener {
+	s := &sessionOpener{
+		meta: store.Meta{PID: os.Getpid(), Argv0: argv0, Start: time.Now(), Version: version},
+		logf: func(string, ...any) {},
+	}
+	var err error
+	if s.id, err = store.NewSessionID(); err != nil {
+		s.rootErr = err
+		return s
+	}
+	if s.root, err = store.ResolveRoot(cfg.root); err != nil {
+		s.rootErr = err
+		return s
+	}
+	if _, err := s.open(); err != nil {
+		s.rootErr = err
+	}
+	return s
+}
+
+// open returns the session, creating the root and the session directory
+// if need be.
+func (s *sessionOpener) open() (*store.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != nil {
+		return s.sess, nil
+	}
+	if s.root == "" {
+		return nil, s.rootErr
+	}
+	root, err := store.OpenRoot(s.root)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := root.NewSession(s.id, s.meta)
+	if err != nil {
+		return nil, err
+	}
+	s.sess = sess
+	return sess, nil
+}
+
+func (s *sessionOpener) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != nil {
+		if err := s.sess.Close(); err != nil {
+			s.logf("store: %v", err)
+		}
+	}
+}
+
+// childEnv is env with the session's variables set: PBWRAP_SESSION also
+// tells a nested pbwrap to step aside.
+func (s *sessionOpener) childEnv(env []string) []string {
+	out := make([]string, 0, len(env)+2)
+	for _, kv := range env {
+		if !hasKey(kv, "PBWRAP_SESSION") && !hasKey(kv, "PBWRAP_SESSION_DIR") {
+			out = append(out, kv)
+		}
+	}
+	id := s.id
+	if id == "" {
+		id = "none"
+	}
+	out = append(out, "PBWRAP_SESSION="+id)
+	if s.root != "" && s.id != "" {
+		out = append(out, "PBWRAP_SESSION_DIR="+filepath.Join(s.root, s.id))
+	}
+	return out
+}
+
+func hasKey(kv, key string) bool {
+	return len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '='
+}
+
+// openLog opens the log file for appending (0600), or a logger that
+// discards everything when path is empty. The terminal belongs to the
+// child: pbwrap never logs there.
+func openLog(path string) (*log.Logger, func(), error) {
+	if path == "" {
+		return log.New(discard{}, "", 0), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return log.New(f, fmt.Sprintf("pbwrap[%d] ", os.Getpid()), log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,287 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// errSessionClosed is returned by the methods of a closed Session: without
+// its lock, the session may be removed by a cleaner while being written.
+var errSessionClosed = errors.New("session closed")
+
+// Meta is the session metadata written to the manifest.
+type Meta struct {
+	PID     int
+	Argv0   string // argv[0] only, never the other arguments
+	Start   time.Time
+	Version string // pbwrap's version
+}
+
+// A Session is one pbwrap run's directory, <root>/<id>/, and the lock that
+// marks it live. Its methods are safe for concurrent use.
+type Session struct {
+	ID  string // UUIDv7, so that session directories sort by start time
+	Dir string // <root>/<id>
+
+	mu       sync.Mutex
+	lock     *os.File // holds the flock on Dir/.lock; nil once closed
+	manifest Manifest
+	next     int              // the lowest paste number not yet tried
+	saved    map[string]saved // committed pastes by sha256 hex
+}
+
+// saved is a paste file committed in this session.
+type saved struct {
+	n    int
+	path string
+}
+
+// NewSessionID returns a new session id, a UUIDv7 string, so that the
+// caller can export it (PBWRAP_SESSION) before the directory exists.
+func NewSessionID() (string, error) {
+	u, err := uuid.NewV7()
+	if err != nil {
+		return "", fmt.Errorf("store: new session id: %w", err)
+	}
+	return u.String(), nil
+}
+
+// NewSession creates the session directory <root>/<id>/ with mode 0700,
+// takes an exclusive non-blocking flock on its .lock file, held until
+// Close, and writes the initial manifest. id must be a canonical UUID
+// string as NewSessionID returns; a directory that already exists is an
+// error, never reused. On error nothing is left behind.
+//
+// The caller must Close the session.
+func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
+	if u, perr := uuid.Parse(id); perr != nil || u.String() != id {
+		return nil, fmt.Errorf("store: new session in %s: id %q is not a canonical UUID", r.Path, id)
+	}
+	dir := filepath.Join(r.Path, id)
+	if err := os.Mkdir(dir, dirPerm); err != nil {
+		return nil, fmt.Errorf("store: create session %s: %w", dir, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir) // Best effort.
+		}
+	}()
+	lock, err := lockSession(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		ID:    id,
+		Dir:   dir,
+		lock:  lock,
+		next:  1,
+		saved: make(map[string]saved),
+		manifest: Manifest{
+			Format:  ManifestFormat,
+			Session: id,
+			PID:     meta.PID,
+			Argv0:   meta.Argv0,
+			Start:   meta.Start,
+			Version: meta.Version,
+			Pastes:  []PasteRecord{},
+		},
+	}
+	if err := s.writeManifest(); err != nil {
+		_ = s.Close() // Best effort: the directory is removed.
+		return nil, err
+	}
+	return s, nil
+}
+
+// lockSession creates dir/.lock and takes an exclusive flock on it without
+// waiting. The descriptor is close-on-exec, so the lock ends with pbwrap
+// and is never held by the command it runs.
+func lockSession(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockName)
+	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE, filePerm)
+	if err != nil {
+		return nil, fmt.Errorf("store: lock session %s: %w", dir, err)
+	}
+	if err := flock(f, lockExclusive); err != nil {
+		_ = f.Close() // Best effort.
+		return nil, fmt.Errorf("store: lock session %s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// Close releases the session's lock, after which a cleaner may remove the
+// session once it is old enough. The files are kept. Later calls to the
+// session's methods fail; Close itself may be called again.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil
+	}
+	f := s.lock
+	s.lock = nil
+	// Closing the descriptor releases the lock; unlocking first releases
+	// it even if a copy of the descriptor lives on somewhere.
+	uerr := flock(f, lockUnlock)
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("store: unlock session %s: %w", s.Dir, err)
+	}
+	if uerr != nil {
+		return fmt.Errorf("store: unlock session %s: %w", s.Dir, uerr)
+	}
+	return nil
+}
+
+// IsLive reports whether a process holds the lock of the session in
+// sessionDir, that is, whether the session is running, in this process or
+// another. It takes a shared lock on sessionDir/.lock without waiting and
+// lets it go at once, so concurrent probes do not see each other.
+//
+// A missing .lock, or a missing sessionDir, means not live. A session
+// creates its .lock just after its directory, and a probe at the moment it
+// takes the lock makes NewSession fail, so a cleaner must check that a
+// session is old before it calls IsLive, and remove only old ones.
+func IsLive(sessionDir string) (bool, error) {
+	path := filepath.Join(sessionDir, lockName)
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: check session %s: %w", sessionDir, err)
+	}
+	defer f.Close() // Best effort: closing releases the probe's lock.
+	switch err := flock(f, lockSharedProbe); {
+	case isWouldBlock(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("store: check session %s: %w", sessionDir, err)
+	}
+	return false, nil
+}
+
+// CreateTemp creates a file to write a paste into, in the session
+// directory, with mode 0600 and a name starting with ".tmp-". The caller
+// must either CommitPaste it or Discard it.
+func (s *Session) CreateTemp() (*Temp, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil, fmt.Errorf("store: create temp in %s: %w", s.Dir, errSessionClosed)
+	}
+	// os.CreateTemp opens with O_CREATE|O_EXCL and mode 0600.
+	f, err := os.CreateTemp(s.Dir, tempPrefix+"paste-*")
+	if err != nil {
+		return nil, fmt.Errorf("store: create temp in %s: %w", s.Dir, err)
+	}
+	return &Temp{s: s, f: f, path: f.Name()}, nil
+}
+
+// maxPasteSkips bounds how many paste-<n>.txt names CommitPaste skips
+// because they already exist. Only the user's own processes can create
+// names in the 0700 session directory, so this only keeps a bug or a
+// runaway script from looping CommitPaste forever.
+const maxPasteSkips = 1000
+
+// CommitPaste turns t into the session's next paste file, paste-<n>.txt
+// with n counting from 1, mode 0600, and returns n and its path. It syncs
+// and closes t, links it to the final name — a name that exists already,
+// made behind the session's back, is skipped for the next n, never
+// overwritten —, syncs the directory and removes the temp name.
+//
+// When a paste with the same sha256 (hex, as the caller computed it while
+// writing t) was already committed in this session and its file is still
+// there, t is discarded and the existing paste returned with reused true.
+//
+// On error t is kept, so that the caller can still Open it to deliver the
+// paste another way; the caller must then Discard it. On success t is
+// done: Discard does nothing.
+func (s *Session) CommitPaste(t *Temp, sha256hex string) (n int, path string, reused bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return 0, "", false, fmt.Errorf("store: commit paste %s: %w", t.path, errSessionClosed)
+	}
+	if t.s != s {
+		return 0, "", false, fmt.Errorf("store: commit paste %s: temp file of another session", t.path)
+	}
+	if !isSHA256Hex(sha256hex) {
+		return 0, "", false, fmt.Errorf("store: commit paste %s: sha256 %q is not 64 lowercase hex digits", t.path, sha256hex)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return 0, "", false, fmt.Errorf("store: commit paste %s: %w", t.path, errTempDone)
+	}
+	if p, ok := s.saved[sha256hex]; ok && exists(p.path) {
+		_ = t.discardLocked() // Best effort: cleanup removes a temp file left behind.
+		return p.n, p.path, true, nil
+	}
+	n, path, err = s.link(t)
+	if err != nil {
+		return 0, "", false, err
+	}
+	t.done = true
+	s.saved[sha256hex] = saved{n, path}
+	return n, path, false, nil
+}
+
+// link gives the synced, closed temp file the next free paste name and
+// makes the name durable. On error no paste name is left and the temp file
+// is still there.
+func (s *Session) link(t *Temp) (n int, path string, err error) {
+	if err := t.closeLocked(); err != nil {
+		return 0, "", fmt.Errorf("store: commit paste: %w", err)
+	}
+	first := s.next
+	for range maxPasteSkips {
+		n, path = s.next, filepath.Join(s.Dir, pasteName(s.next))
+		s.next++
+		err = os.Link(t.path, path)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return 0, "", fmt.Errorf("store: commit paste %s: %s to %s all exist", t.path, pasteName(first), pasteName(n))
+	case err != nil:
+		return 0, "", fmt.Errorf("store: commit paste: %w", err)
+	}
+	// Sync the directory while the temp name still holds the file, so that
+	// on error the paste name can go and the caller can replay the temp.
+	if err := syncDir(s.Dir); err != nil {
+		_ = os.Remove(path) // Best effort.
+		return 0, "", fmt.Errorf("store: commit paste %s: %w", path, err)
+	}
+	// A temp name left behind only costs cleanup a removal; the paste is
+	// safely in place, so this is best effort.
+	_ = os.Remove(t.path)
+	return n, path, nil
+}
+
+func pasteName(n int) string { return fmt.Sprintf("paste-%d.txt", n) }
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}

@@ -1,0 +1,199 @@
+// Package store keeps saved pastes on disk: the root directory and its
+// safety checks, one directory per pbwrap session, no-overwrite atomic
+// writes, the session manifest, and the lock that marks a session live.
+// It knows nothing of escape sequences or terminals.
+//
+// The layout under the root is
+//
+//	<root>/<session-uuidv7>/.lock          flock held while the session runs
+//	<root>/<session-uuidv7>/manifest.json  metadata only, never paste text (0600)
+//	<root>/<session-uuidv7>/paste-<n>.txt  saved pastes (0600)
+//	<root>/<session-uuidv7>/.tmp-*         files being written
+//
+// The root and session directories are 0700. Every file is first written
+// under a temp name in the directory it ends up in, synced, then given its
+// final name: link(2) for pastes, which fails rather than overwrite, and
+// rename(2) for the manifest, which is replaced as a whole. Then the
+// directory is synced.
+//
+// Every failure is an error that names the operation and the path: the
+// caller delivers the paste inline instead and logs why.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrUnsafeRoot is wrapped by OpenRoot's error when the root must not hold
+// pastes (a symlink, not a directory, another user's, a path a reference
+// cannot carry). pbwrap then refuses to store rather than weaken the root.
+var ErrUnsafeRoot = errors.New("unsafe root")
+
+const (
+	// dirPerm is for the root and session directories: only the user may
+	// list them, so no one else learns the names of the pastes.
+	dirPerm = 0o700
+
+	// filePerm is for pastes, the manifest and the lock: only the user may
+	// read what was pasted.
+	filePerm = 0o600
+
+	// groupOtherPerm are the permission bits OpenRoot removes from a root
+	// that has them.
+	groupOtherPerm = 0o077
+
+	// tempPrefix starts the name of every file still being written, so that
+	// listing skips them and cleanup can remove the ones a crash left.
+	tempPrefix = ".tmp-"
+
+	// lockName is the file a live session holds an flock on.
+	lockName = ".lock"
+
+	// manifestName is the session's metadata file.
+	manifestName = "manifest.json"
+)
+
+// A Root is a checked root directory, ready to hold sessions.
+type Root struct {
+	// Path is absolute and, when it came from ResolveRoot, free of symlinks:
+	// the path references carry.
+	Path string
+}
+
+// DefaultRoot returns the root used when none is configured,
+// $TMPDIR/pbwrap-<uid> (see os.TempDir): one per user, so that users
+// sharing /tmp never share a root.
+func DefaultRoot() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("pbwrap-%d", os.Getuid()))
+}
+
+// ResolveRoot makes root absolute and resolves the symlinks in its parent
+// directories, but not in the root's own last element, which OpenRoot
+// refuses if it is a symlink. On macOS, /tmp/pbwrap-501 becomes
+// /private/tmp/pbwrap-501. Parents that do not exist yet are kept as
+// written (OpenRoot creates them). The result is the path references
+// carry, since agents compare paths as text.
+func ResolveRoot(root string) (string, error) {
+	if root == "" {
+		return "", errors.New("store: resolve root: empty path")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("store: resolve root %s: %w", root, err)
+	}
+	parent, err := resolveExisting(filepath.Dir(abs))
+	if err != nil {
+		return "", fmt.Errorf("store: resolve root %s: %w", abs, err)
+	}
+	return filepath.Join(parent, filepath.Base(abs)), nil
+}
+
+// resolveExisting resolves the symlinks in the longest prefix of the
+// absolute path dir that exists and appends the rest unchanged.
+func resolveExisting(dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		return real, nil
+	}
+	parent := filepath.Dir(dir)
+	if !errors.Is(err, fs.ErrNotExist) || parent == dir {
+		return "", err
+	}
+	real, err = resolveExisting(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(real, filepath.Base(dir)), nil
+}
+
+// OpenRoot checks and prepares the root directory at the absolute path.
+// It creates the root (and missing parents) with mode 0700 when missing.
+// It refuses, with an error wrapping ErrUnsafeRoot that says why, a root
+// that is a symlink, is not a directory, is owned by another user, is the
+// filesystem root, or whose path a reference cannot carry (a control
+// character: a newline typed into the agent would submit its prompt; or
+// bytes that are not UTF-8). A root that is the user's but open to group or
+// others is tightened: those permission bits are removed.
+//
+// The root's own last element is never followed if it is a symlink.
+func OpenRoot(path string) (*Root, error) {
+	if err := checkRootPath(path); err != nil {
+		return nil, err
+	}
+	path = filepath.Clean(path)
+	if err := os.MkdirAll(filepath.Dir(path), dirPerm); err != nil {
+		return nil, fmt.Errorf("store: create root %s: %w", path, err)
+	}
+	if err := os.Mkdir(path, dirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("store: create root %s: %w", path, err)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: check root %s: %w", path, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, unsafeRoot(path, "is a symlink")
+	case !fi.IsDir():
+		return nil, unsafeRoot(path, "is not a directory")
+	}
+	if err := checkRootDir(path); err != nil {
+		return nil, err
+	}
+	return &Root{Path: path}, nil
+}
+
+// checkRootPath refuses a root path that references cannot carry.
+func checkRootPath(path string) error {
+	switch {
+	case !filepath.IsAbs(path):
+		return fmt.Errorf("store: open root %q: path is not absolute", path)
+	case !utf8.ValidString(path):
+		// The agent would receive, and look for, a different path.
+		return unsafeRoot(path, "is not valid UTF-8")
+	case strings.IndexFunc(path, unicode.IsControl) >= 0:
+		return unsafeRoot(path, "contains a control character")
+	case filepath.Dir(path) == filepath.Clean(path):
+		return unsafeRoot(path, "is the filesystem root")
+	}
+	return nil
+}
+
+// checkRootDir checks the owner of the directory at path and tightens its
+// permissions, through a descriptor opened without following a symlink, so
+// that what is checked is what is changed.
+func checkRootDir(path string) error {
+	d, err := openDirNoFollow(path)
+	if err != nil {
+		return fmt.Errorf("store: %w %q: %w", ErrUnsafeRoot, path, err)
+	}
+	defer d.Close()
+	fi, err := d.Stat()
+	if err != nil {
+		return fmt.Errorf("store: check root %s: %w", path, err)
+	}
+	uid, err := ownerUID(fi)
+	if err != nil {
+		return fmt.Errorf("store: check root %s: %w", path, err)
+	}
+	if uid != os.Geteuid() {
+		return unsafeRoot(path, fmt.Sprintf("owned by uid %d", uid))
+	}
+	if perm := fi.Mode().Perm(); perm&groupOtherPerm != 0 {
+		if err := d.Chmod(perm &^ groupOtherPerm); err != nil {
+			return fmt.Errorf("store: tighten root %s to %#o: %w", path, perm&^groupOtherPerm, err)
+		}
+	}
+	return nil
+}
+
+func unsafeRoot(path, why string) error {
+	return fmt.Errorf("store: %w %q: %s", ErrUnsafeRoot, path, why)
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// errTempDone is returned when a Temp is used after CommitPaste or Discard.
+var errTempDone = errors.New("temp file already committed or discarded")
+
+// A Temp is a file being written in the session directory, created with
+// O_EXCL and mode 0600 under a name starting with ".tmp-", so that listing
+// and cleanup can tell it apart from a saved paste. It ends with
+// Session.CommitPaste or Discard. Its methods are safe for concurrent use.
+type Temp struct {
+	s    *Session
+	path string
+
+	mu      sync.Mutex
+	f       *os.File // nil once closed
+	written int64
+	done    bool // committed or discarded: the temp name is gone
+}
+
+// Write appends p to the file. Its errors are *fs.PathError, which name
+// the temp file.
+func (t *Temp) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return 0, &fs.PathError{Op: "write", Path: t.path, Err: fs.ErrClosed}
+	}
+	n, err := t.f.Write(p)
+	t.written += int64(n)
+	return n, err
+}
+
+// Path returns the temp file's name.
+func (t *Temp) Path() string { return t.path }
+
+// Open reopens for reading what has been written so far, to replay it when
+// the paste falls back to inline delivery, also after a failed CommitPaste.
+// The reader ends where the writes stood when Open was called, and keeps
+// working after Discard. The caller must close it.
+func (t *Temp) Open() (io.ReadCloser, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return nil, fmt.Errorf("store: reopen %s: %w", t.path, errTempDone)
+	}
+	f, err := openNoFollow(t.path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("store: reopen temp: %w", err)
+	}
+	return readCloser{io.NewSectionReader(f, 0, t.written), f}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// Discard closes and removes the temp file. It does nothing after
+// CommitPaste succeeded or a previous Discard, so it can be deferred right
+// after CreateTemp.
+func (t *Temp) Discard() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.discardLocked()
+}
+
+func (t *Temp) discardLocked() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	if t.f != nil {
+		_ = t.f.Close() // Best effort: the file is going.
+		t.f = nil
+	}
+	if err := os.Remove(t.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: discard temp: %w", err)
+	}
+	return nil
+}
+
+// closeLocked syncs and closes the file, once. If the sync fails the file
+// stays open, for Discard to close.
+func (t *Temp) closeLocked() error {
+	if t.f == nil {
+		return nil
+	}
+	if err := syncFile(t.f); err != nil {
+		return err
+	}
+	f := t.f
+	t.f = nil
+	return f.Close()
+}
