@@ -411,3 +411,45 @@ func vmHWM(t *testing.T, pid int) int {
 	t.Fatal("no VmHWM in /proc status")
 	return 0
 }
+
+// The child learns its session, and a known agent gets the flag that lets
+// it read the saved pastes, unless --no-agent-args.
+func TestSessionEnvAndAgentArgs(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	claude := filepath.Join(bin, "claude")
+	if err := os.Symlink(self, claude); err != nil {
+		t.Fatal(err)
+	}
+	for _, noAgentArgs := range []bool{false, true} {
+		root := filepath.Join(t.TempDir(), "root")
+		var flags []string
+		if noAgentArgs {
+			flags = []string{"--no-agent-args"}
+		}
+		term := startTerminal(t, session{
+			flags:   flags,
+			env:     []string{"PBWRAP_ROOT=" + root},
+			command: []string{claude, "env:PBWRAP_SESSION", "env:PBWRAP_SESSION_DIR", "ready", "exit:0"},
+		})
+		term.wantExit("exit 0")
+		term.rootDir = root
+		sess := term.sessionDir()
+		report := readFile(term.path("report"))
+		for _, want := range []string{
+			"env PBWRAP_SESSION=" + filepath.Base(sess) + "\n",
+			"env PBWRAP_SESSION_DIR=" + sess + "\n",
+		} {
+			if !strings.Contains(report, want) {
+				t.Errorf("child reported %q, want %q", report, want)
+			}
+		}
+		added := strings.Contains(report, "arg --add-dir="+root+"\n")
+		if added == noAgentArgs {
+			t.Errorf("--no-agent-args %v: child reported %q", noAgentArgs, report)
+		}
+	}
+}

@@ -24,6 +24,9 @@ import (
 // file named by PBWRAP_TEST_REPORT; with the record step, the exact bytes
 // it reads go to the file named by PBWRAP_TEST_INPUT.
 //
+// Arguments that start with "-" are not steps: they are reported as
+// "arg ARG" (pbwrap adds some for known agents).
+//
 // Steps:
 //
 //	raw            put its terminal in raw mode
@@ -34,6 +37,8 @@ import (
 //	redraw         print "REDRAW n ROWSxCOLS" to stdout now and on each
 //	               SIGCONT and SIGWINCH
 //	record         copy stdin to the input file, in the background
+//	echo           the same, and also show it on stdout, with the paste
+//	               markers made visible as <200~> and <201~>
 //	stdin-tty      report "stdin-tty NAME" (or "stdin-tty none")
 //	pid            report "pid PID PPID"
 //	env:NAME       report "env NAME=VALUE"
@@ -56,6 +61,10 @@ import (
 func childMain(args []string) int {
 	c := &child{report: os.Getenv("PBWRAP_TEST_REPORT"), input: os.Getenv("PBWRAP_TEST_INPUT")}
 	for _, step := range args {
+		if strings.HasPrefix(step, "-") {
+			c.logf("arg %s", step) // Added by pbwrap for an agent.
+			continue
+		}
 		name, arg, _ := strings.Cut(step, ":")
 		switch name {
 		case "raw":
@@ -70,7 +79,9 @@ func childMain(args []string) int {
 		case "redraw":
 			c.redraw()
 		case "record":
-			c.record()
+			c.record(false)
+		case "echo":
+			c.record(true)
 		case "stdin-tty":
 			name, err := os.Readlink("/proc/self/fd/0")
 			if err != nil || !term.IsTerminal(0) {
@@ -198,7 +209,7 @@ func (c *child) redraw() {
 	}()
 }
 
-func (c *child) record() {
+func (c *child) record(echo bool) {
 	f, err := os.OpenFile(c.input, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		c.logf("error record %v", err)
@@ -210,6 +221,10 @@ func (c *child) record() {
 			n, err := os.Stdin.Read(buf)
 			if n > 0 {
 				_, _ = f.Write(buf[:n])
+				if echo {
+					shown := strings.NewReplacer("\x1b[200~", "<200~>", "\x1b[201~", "<201~>", "\r", "\r\n").Replace(string(buf[:n]))
+					_, _ = os.Stdout.WriteString(shown)
+				}
 			}
 			if err != nil {
 				return

@@ -35,8 +35,15 @@ func main() {
 	floodMB := flag.Int("flood-mb", 64, "megabytes of output per throughput run")
 	runs := flag.Int("runs", 5, "throughput runs per variant")
 	other := flag.String("compare", "", "a second pbwrap binary to measure beside the first (pbwrap2)")
+	pasteMB := flag.String("paste-mb", "1,100", "sizes in MB of the pastes to time, comma-separated (empty: none)")
+	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of pastes up to 10 MB (larger ones: 1)")
 	flag.Parse()
-	if err := run(*pbwrap, *other, *keys, *floodMB, *runs); err != nil {
+	sizes, err := parseSizes(*pasteMB)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchdriver: -paste-mb:", err)
+		os.Exit(2)
+	}
+	if err := run(*pbwrap, *other, *keys, *floodMB, *runs, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
 	}
@@ -66,7 +73,7 @@ func variants(pbwrap, other string) []variant {
 	return vs
 }
 
-func run(pbwrap, other string, keys, floodMB, runs int) error {
+func run(pbwrap, other string, keys, floodMB, runs int, pasteMB []int, pasteRuns int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -83,7 +90,131 @@ func run(pbwrap, other string, keys, floodMB, runs int) error {
 		return err
 	}
 	report(vs, lat, thr, cpu, floodMB)
+	for _, mb := range pasteMB {
+		n := pasteRuns
+		if mb > 10 {
+			n = 1
+		}
+		res, err := measurePaste(self, vs, mb, n)
+		if err != nil {
+			return err
+		}
+		reportPaste(vs, res, mb)
+	}
 	return nil
+}
+
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a size in MB", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
+}
+
+// pasteResult is one variant's timing of a paste: from the last byte of
+// the paste written by the terminal to the child having what it gets (the
+// whole paste directly and under script(1), the reference under pbwrap),
+// and the wrapper's peak RSS (the child's own, for direct).
+type pasteResult struct {
+	after []time.Duration
+	total []time.Duration
+	rssKB []int
+}
+
+// measurePaste pastes mb megabytes of text, bracketed, into each variant
+// in turn.
+func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error) {
+	res := make([]pasteResult, len(vs))
+	line := []byte(strings.Repeat("x", 79) + "\r")
+	body := bytes.Repeat(line, (mb<<20)/len(line))
+	paste := append(append([]byte("\x1b[200~"), body...), "\x1b[201~"...)
+	root, err := os.MkdirTemp("", "pbwrap-bench-root")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(root)
+	for range runs {
+		for i, v := range vs {
+			r, err := start(v.argv([]string{self, "child-paste"}), "PBWRAP_ROOT="+root)
+			if err != nil {
+				return nil, err
+			}
+			if err := r.waitFor([]byte("READY"), 10*time.Second); err != nil {
+				r.stop()
+				return nil, fmt.Errorf("%s: %w", v.name, err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- r.waitFor([]byte("DONE"), 120*time.Second) }() // Ends at DONE or its timeout.
+			t0 := time.Now()
+			for p := paste; len(p) > 0; {
+				n, err := r.master.Write(p[:min(len(p), 64<<10)])
+				if err != nil {
+					r.stop()
+					return nil, fmt.Errorf("%s: paste: %w", v.name, err)
+				}
+				p = p[n:]
+			}
+			t1 := time.Now()
+			if err := <-done; err != nil {
+				r.stop()
+				return nil, fmt.Errorf("%s: %w", v.name, err)
+			}
+			t2 := time.Now()
+			rss := peakRSS(r.cmd.Process.Pid)
+			r.stop()
+			res[i].after = append(res[i].after, t2.Sub(t1))
+			res[i].total = append(res[i].total, t2.Sub(t0))
+			res[i].rssKB = append(res[i].rssKB, rss)
+		}
+	}
+	return res, nil
+}
+
+// peakRSS is a process's peak resident set size in KiB (Linux), or 0.
+func peakRSS(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return n
+		}
+	}
+	return 0
+}
+
+func reportPaste(vs []variant, res []pasteResult, mb int) {
+	med := func(d []time.Duration) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	row := func(name string, val func(i int) float64, format func(float64) string) {
+		fmt.Printf("%-28s", name)
+		base := val(0)
+		for i := range vs {
+			cell := format(val(i))
+			if i > 0 && base > 0 {
+				cell += fmt.Sprintf(" (%.2fx)", val(i)/base)
+			}
+			fmt.Printf("%22s", cell)
+		}
+		fmt.Println()
+	}
+	ms := func(x float64) string { return fmt.Sprintf("%.1fms", x) }
+	row(fmt.Sprintf("%d MB paste: end→child", mb), func(i int) float64 { return float64(med(res[i].after).Microseconds()) / 1000 }, ms)
+	row(fmt.Sprintf("%d MB paste: start→child", mb), func(i int) float64 { return float64(med(res[i].total).Microseconds()) / 1000 }, ms)
+	row(fmt.Sprintf("%d MB paste: peak RSS", mb), func(i int) float64 { return float64(slices.Max(res[i].rssKB)) }, func(x float64) string { return fmt.Sprintf("%.0fKiB", x) })
 }
 
 // A running is one variant's process on its own PTY.
@@ -93,7 +224,7 @@ type running struct {
 	slave  *os.File
 }
 
-func start(argv []string) (*running, error) {
+func start(argv []string, env ...string) (*running, error) {
 	master, slave, err := ptyproxy.OpenPTY()
 	if err != nil {
 		return nil, err
@@ -104,6 +235,7 @@ func start(argv []string) (*running, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "PBWRAP_SESSION=")
 	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "PBWRAP_SESSION=") })
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
@@ -290,7 +422,8 @@ func report(vs []variant, lat [][]time.Duration, thr, cpu [][]float64, floodMB i
 }
 
 // childMain is the measured program: child-echo writes back every byte it
-// reads; child-flood N writes N bytes once it reads a byte. Both announce
+// reads; child-flood N writes N bytes once it reads a byte; child-paste
+// says DONE when a paste, or the reference that replaces it, has arrived. Both announce
 // READY first, with the terminal in raw mode so that nothing is
 // translated.
 func childMain(mode string, args []string) int {
@@ -306,6 +439,24 @@ func childMain(mode string, args []string) int {
 			n, err := os.Stdin.Read(buf)
 			if n > 0 {
 				os.Stdout.Write(buf[:n])
+			}
+			if err != nil {
+				return 0
+			}
+		}
+	case "child-paste":
+		// Done when the paste's end marker (direct, script) or the end of
+		// a reference (pbwrap) has arrived.
+		var tail []byte
+		for {
+			n, err := os.Stdin.Read(buf)
+			tail = append(tail, buf[:n]...)
+			if bytes.Contains(tail, []byte("\x1b[201~")) || bytes.HasSuffix(bytes.TrimSpace(tail), []byte("]")) {
+				os.Stdout.WriteString("DONE")
+				tail = tail[:0]
+			}
+			if len(tail) > 16 {
+				tail = append(tail[:0], tail[len(tail)-16:]...)
 			}
 			if err != nil {
 				return 0
