@@ -93,6 +93,8 @@ func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
 			Pastes:  []PasteRecord{},
 		},
 	}
+	// The manifest comes after the lock: a manifest in the directory tells
+	// listing and cleanup that probing the lock cannot disturb NewSession.
 	if err := s.writeManifest(); err != nil {
 		_ = s.Close() // Best effort: the directory is removed.
 		return nil, err

@@ -9,12 +9,19 @@
 //	<root>/<session-uuidv7>/manifest.json  metadata only, never paste text (0600)
 //	<root>/<session-uuidv7>/paste-<n>.txt  saved pastes (0600)
 //	<root>/<session-uuidv7>/.tmp-*         files being written
+//	<root>/<session-uuidv7>/debug.log      pbwrap's log with PBWRAP_DEBUG=1 and no --log
+//	<root>/.cleanup.lock                   held while a cleaner removes expired sessions
 //
 // The root and session directories are 0700. Every file is first written
 // under a temp name in the directory it ends up in, synced, then given its
 // final name: link(2) for pastes, which fails rather than overwrite, and
 // rename(2) for the manifest, which is replaced as a whole. Then the
 // directory is synced.
+//
+// A Cleaner removes the sessions that no pbwrap runs and nothing has
+// written to for longer than a TTL, and only what pbwrap made in them;
+// ListSessions describes the sessions and CheckRoot the root, changing
+// nothing.
 //
 // Every failure is an error that names the operation and the path: the
 // caller delivers the paste inline instead and logs why.

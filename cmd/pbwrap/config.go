@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pbwrap/pbwrap/capture"
 	"github.com/pbwrap/pbwrap/store"
@@ -43,6 +44,7 @@ type config struct {
 	minLines    int
 	refFormat   capture.RefFormat
 	logPath     string
+	ttl         time.Duration
 }
 
 // newSettings lists every setting with its default.
@@ -56,6 +58,7 @@ func newSettings() []*setting {
 		{flag: "min-lines", env: "PBWRAP_MIN_LINES", value: strconv.Itoa(capture.DefaultMinLines)},
 		{flag: "ref-format", env: "PBWRAP_REF_FORMAT", value: capture.DefaultRefFormat},
 		{flag: "log", env: "PBWRAP_LOG", value: ""},
+		{flag: "ttl", env: "PBWRAP_TTL", value: store.DefaultTTL.String()},
 	}
 }
 
@@ -121,6 +124,8 @@ func (cfg *config) check() error {
 			}
 		case "log":
 			cfg.logPath = s.value
+		case "ttl":
+			cfg.ttl, err = s.duration()
 		}
 		if err != nil {
 			return err
@@ -146,6 +151,23 @@ func (s *setting) bool() (bool, error) {
 		return true, nil
 	}
 	return false, usagef("%s=%q: want 1 or 0", s.name(), s.value)
+}
+
+func (s *setting) duration() (time.Duration, error) {
+	d, err := parseDuration(s.value)
+	if err != nil {
+		return 0, usagef("%s=%q: %v", s.name(), s.value, err)
+	}
+	return d, nil
+}
+
+// parseDuration reads a positive Go duration ("168h", "90m").
+func parseDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a positive duration such as 168h or 30m")
+	}
+	return d, nil
 }
 
 func (s *setting) positive(unit string) (int, error) {

@@ -91,7 +91,7 @@ func startTerminal(t *testing.T, s session) *terminal {
 		t.Fatalf("set size: %v", err)
 	}
 	term := &terminal{t: t, master: master, slave: slave, dir: t.TempDir(), outEnd: make(chan struct{})}
-	if term.before, err = unix.IoctlGetTermios(int(slave.Fd()), ioctlGetTermios); err != nil {
+	if term.before, err = unix.IoctlGetTermios(int(slave.Fd()), ioctlReadTermios); err != nil {
 		t.Fatalf("get termios: %v", err)
 	}
 	go func() { // Ends when the master is closed or every slave holder is gone.
@@ -266,7 +266,7 @@ func (term *terminal) wantExit(want string) {
 
 func (term *terminal) wantTermiosRestored() {
 	term.t.Helper()
-	after, err := unix.IoctlGetTermios(int(term.slave.Fd()), ioctlGetTermios)
+	after, err := unix.IoctlGetTermios(int(term.slave.Fd()), ioctlReadTermios)
 	if err != nil {
 		term.t.Fatalf("get termios: %v", err)
 	}

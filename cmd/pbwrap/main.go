@@ -31,9 +31,9 @@ type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// usageError is a mistake on the command line: it is reported with a hint
-// to --help and exit status 2.
-type usageError struct{ msg string }
+// usageError is a mistake on the command line: it is reported with the
+// usage line (pbwrap's, or the command's) and exit status 2.
+type usageError struct{ msg, usage string }
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -50,12 +50,16 @@ func exitCode(err error, stderr io.Writer) int {
 		execErr *ptyproxy.ExecError
 	)
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelpShown):
 		return 0
 	case errors.As(err, &status):
 		return int(status)
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "pbwrap: %s\n%s", usage.msg, shortUsage)
+		line := usage.usage
+		if line == "" {
+			line = shortUsage
+		}
+		fmt.Fprintf(stderr, "pbwrap: %s\n%s", usage.msg, line)
 		return 2
 	case errors.As(err, &execErr):
 		fmt.Fprintf(stderr, "pbwrap: %v\n", execErr)

@@ -254,7 +254,7 @@ func TestCtrlZAndFg(t *testing.T) {
 	term.signalLeader(syscall.SIGUSR2)
 	term.waitLeader("did SIGUSR2")
 	term.waitOutput("33x91")
-	after, err := unix.IoctlGetTermios(int(term.slave.Fd()), ioctlGetTermios)
+	after, err := unix.IoctlGetTermios(int(term.slave.Fd()), ioctlReadTermios)
 	if err != nil {
 		t.Fatal(err)
 	}

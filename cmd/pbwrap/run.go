@@ -21,8 +21,14 @@ window size, Ctrl-C, Ctrl-Z and the exit status.
 
 Usage:
   pbwrap [flags] [--] COMMAND [ARGS...]   run COMMAND wrapped
+  pbwrap list [--json]                    list the saved pastes, newest first
+  pbwrap show [last | SESSION[:N] | PATH] print a saved paste
+  pbwrap stats                            count what was kept out of context
+  pbwrap clean [--all] [--older-than D] [--dry-run]
+                                          remove old saved pastes
+  pbwrap doctor                           check the root, terminal and agents
   pbwrap version                          print pbwrap's version
-  pbwrap help                             print this help
+  pbwrap help [COMMAND]                   print this help, or a command's
 
 Flags stop at the first word that is not a flag: in "pbwrap claude --resume"
 the --resume is claude's. To wrap a program named like one of pbwrap's own
@@ -39,6 +45,8 @@ Flags (each also set by its environment variable; a flag wins):
   --log FILE          log decisions and fallbacks here  PBWRAP_LOG
   --debug             log per-paste sizes and paths too PBWRAP_DEBUG=1
                       (to the session's debug.log without --log; never text)
+  --ttl DURATION      keep ended sessions this long   PBWRAP_TTL (168h)
+                      (older ones are removed at start and by pbwrap clean)
   --no-agent-args     do not add the flag that lets a   PBWRAP_NO_AGENT_ARGS=1
                       known agent read the saved pastes (claude --add-dir=ROOT,
                       gemini and qwen --include-directories ROOT)
@@ -72,15 +80,8 @@ func run(args []string) error {
 		return usagef("missing COMMAND")
 	}
 	afterDashDash := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
-	if !afterDashDash {
-		switch rest[0] {
-		case "help":
-			fmt.Print(helpText)
-			return nil
-		case "version":
-			fmt.Printf("pbwrap %s\n", version)
-			return nil
-		}
+	if c := findCommand(rest[0]); c != nil && !afterDashDash {
+		return c.run(c, cfg, rest[1:])
 	}
 	return wrap(cfg, rest)
 }

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/pbwrap/pbwrap/store"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -21,7 +27,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": cmdStatus,
+			"status":    cmdStatus,
+			"mksession": cmdMksession,
 		},
 	})
 }
@@ -50,5 +57,68 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdMksession makes a session as a pbwrap run would have left it, with
+// the store package itself:
+//
+//	mksession [-agent NAME] [-age DURATION] [-live] [-inline N] [-var NAME] ROOT [FILE...]
+//
+// Each FILE's content becomes a saved paste, one second after the last.
+// -age makes the session (its pastes and its directory's time) that old;
+// -live keeps its lock held until the script ends; -inline records N
+// pastes that went in as text. -var NAME sets $NAME to the session id and
+// $NAME_SHORT to the 8 characters pbwrap list shows.
+func cmdMksession(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("mksession", flag.ContinueOnError)
+	agent := fs.String("agent", "claude", "")
+	age := fs.Duration("age", 0, "")
+	live := fs.Bool("live", false, "")
+	inline := fs.Int("inline", 0, "")
+	name := fs.String("var", "", "")
+	if neg || fs.Parse(args) != nil || fs.NArg() < 1 {
+		ts.Fatalf("usage: mksession [-agent NAME] [-age DURATION] [-live] [-inline N] [-var NAME] ROOT [FILE...]")
+	}
+	root, err := store.OpenRoot(ts.MkAbs(fs.Arg(0)))
+	ts.Check(err)
+	id, err := store.NewSessionID()
+	ts.Check(err)
+	start := time.Now().Add(-*age)
+	sess, err := root.NewSession(id, store.Meta{PID: 4242, Argv0: *agent, Start: start, Version: "test"})
+	ts.Check(err)
+	for i, file := range fs.Args()[1:] {
+		text := []byte(ts.ReadFile(file))
+		tmp, err := sess.CreateTemp()
+		ts.Check(err)
+		_, err = tmp.Write(text)
+		ts.Check(err)
+		sum := sha256.Sum256(text)
+		n, path, _, err := sess.CommitPaste(tmp, hex.EncodeToString(sum[:]))
+		ts.Check(err)
+		lines := int64(bytes.Count(text, []byte("\n")))
+		if len(text) > 0 && text[len(text)-1] != '\n' {
+			lines++
+		}
+		ts.Check(sess.Record(store.PasteRecord{
+			N: n, Path: path, Bytes: int64(len(text)), Lines: lines, SHA256: hex.EncodeToString(sum[:]),
+			Time: start.Add(time.Duration(i+1) * time.Second), Outcome: store.OutcomeSaved,
+			Reference: "[paste saved: " + path + "]",
+		}))
+	}
+	for range *inline {
+		ts.Check(sess.Record(store.PasteRecord{Bytes: 10, Lines: 1, Time: start, Outcome: store.OutcomeInline, Reason: "under the threshold"}))
+	}
+	if *live {
+		ts.Defer(func() { sess.Close() })
+	} else {
+		ts.Check(sess.Close())
+	}
+	if *age > 0 {
+		ts.Check(os.Chtimes(sess.Dir, start, start))
+	}
+	if *name != "" {
+		ts.Setenv(*name, id)
+		ts.Setenv(*name+"_SHORT", shortID(id))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -59,6 +60,9 @@ func wrap(cfg *config, argv []string) error {
 	}
 	debugf("start: %s, session %s, root %s", argv, s.id, s.root)
 
+	cleaned := startCleanup(s.root, cfg.ttl, logf, debugf)
+	defer cleaned()
+
 	out := capture.NewOutput(debugf)
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
@@ -84,6 +88,44 @@ func wrap(cfg *config, argv []string) error {
 	}
 	debugf("exit: status %d", status)
 	return exitStatus(status)
+}
+
+// cleanupWait bounds how long pbwrap, its child gone, waits for the
+// cleanup it started: a cleanup cut short is finished by the next one.
+const cleanupWait = 2 * time.Second
+
+// startCleanup removes expired sessions in the background, so that the
+// child starts at once, and returns a function that waits for it (within
+// cleanupWait) before pbwrap exits.
+func startCleanup(root string, ttl time.Duration, logf, debugf func(string, ...any)) (wait func()) {
+	if root == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() { // Ends when the cleanup does; waited for by wait.
+		defer close(done)
+		report, err := (&store.Cleaner{Root: root, TTL: ttl}).Clean()
+		switch {
+		case errors.Is(err, store.ErrCleanupBusy):
+			debugf("cleanup: %v", err)
+		case err != nil:
+			logf("cleanup: %v", err)
+		default:
+			for _, r := range report.Removed {
+				debugf("cleanup: removed session %s (%d bytes)", r.ID, r.Bytes)
+			}
+			for _, why := range report.Skipped {
+				logf("cleanup: left alone: %s", why)
+			}
+		}
+	}()
+	return func() {
+		select {
+		case <-done:
+		case <-time.After(cleanupWait):
+			logf("cleanup: still running after %v; leaving it to the next run", cleanupWait)
+		}
+	}
 }
 
 // sessionOpener makes the run's store session on demand: at start, and

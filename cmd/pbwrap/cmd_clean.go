@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/pbwrap/pbwrap/store"
+)
+
+var cleanCommand = &command{
+	name:    "clean",
+	usage:   "clean [--all] [--older-than DURATION] [--dry-run]",
+	summary: "remove saved pastes whose session ended longer ago than the TTL",
+	help: `A session is removed when it has seen no paste for longer than the TTL
+(--ttl or PBWRAP_TTL, default 168h), and never while its pbwrap still runs.
+pbwrap also does this quietly each time it starts. Only what pbwrap created is
+removed; the root itself stays.
+
+  --all                  remove every session that is not running, whatever its age
+  --older-than DURATION  use this age instead of the TTL (Go syntax: 36h, 90m)
+  --dry-run              say what would be removed, remove nothing`,
+	run: runClean,
+}
+
+func runClean(c *command, cfg *config, args []string) error {
+	fs := c.flags()
+	all := fs.Bool("all", false, "")
+	dryRun := fs.Bool("dry-run", false, "")
+	olderThan := fs.String("older-than", "", "")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return c.usagef("unexpected argument %q", fs.Arg(0))
+	}
+	ttl := cfg.ttl
+	if *olderThan != "" {
+		d, err := parseDuration(*olderThan)
+		if err != nil {
+			return c.usagef("--older-than=%q: %v", *olderThan, err)
+		}
+		ttl = d
+	}
+	root, err := store.ResolveRoot(cfg.root)
+	if err != nil {
+		return err
+	}
+	cl := &store.Cleaner{Root: root, TTL: ttl, All: *all, DryRun: *dryRun}
+	report, err := cl.Clean()
+	if errors.Is(err, store.ErrCleanupBusy) {
+		fmt.Println("another pbwrap is cleaning this root right now; nothing done")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	verb, freed := "removed", "freed"
+	if *dryRun {
+		verb, freed = "would remove", "would free"
+	}
+	now := time.Now()
+	for _, s := range report.Removed {
+		fmt.Printf("%s session %s: %s, %s, idle %s\n", verb, s.ID, pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+	}
+	for _, s := range report.Live {
+		fmt.Printf("kept session %s: still running, idle %s\n", s.ID, age(now, s.ModTime))
+	}
+	for _, why := range report.Skipped {
+		fmt.Fprintf(os.Stderr, "pbwrap: left alone: %s\n", why)
+	}
+	if len(report.Removed) == 0 {
+		fmt.Printf("nothing to remove under %s\n", root)
+		return nil
+	}
+	fmt.Printf("%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
+	return nil
+}
+
+func pasteCount(s store.SessionSummary) string {
+	n := 0
+	if s.Manifest != nil {
+		seen := map[int]bool{}
+		for _, r := range s.Manifest.Pastes {
+			if r.Outcome == store.OutcomeSaved && !seen[r.N] {
+				seen[r.N] = true
+				n++
+			}
+		}
+	}
+	if n == 1 {
+		return "1 paste"
+	}
+	return fmt.Sprintf("%d pastes", n)
+}
+
+// age writes how long ago t was, roughly: 3d4h, 5h12m, 40s.
+func age(now, t time.Time) string {
+	d := now.Sub(t).Round(time.Second)
+	switch {
+	case d >= 24*time.Hour:
+		return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	default:
+		return d.String()
+	}
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pbwrap/pbwrap/store"
+)
+
+var doctorCommand = &command{
+	name:    "doctor",
+	usage:   "doctor",
+	summary: "check that pbwrap can do its job here, and say how to fix what stops it",
+	help: `Checks the root and each of its safety rules, the free space under it, the
+terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
+with DECRQM), the configuration and where each value came from, and the known
+agents on PATH: whether each can read the saved pastes and what pbwrap adds to
+its arguments. Exits 0 when all is well, 1 after listing each problem with
+its fix.`,
+	run: runDoctor,
+}
+
+// lowSpace is the free space under the root below which doctor warns: a
+// paste that does not fit goes in as text, which is what pbwrap is for
+// avoiding.
+const lowSpace = 64 << 20
+
+// decrqmTimeout bounds the wait for the terminal's answer: terminals that
+// support DECRQM answer at once; many never answer.
+const decrqmTimeout = 500 * time.Millisecond
+
+// doctor collects the report and the problems.
+type doctor struct {
+	problems []string
+}
+
+func (d *doctor) problem(what, fix string) {
+	d.problems = append(d.problems, fmt.Sprintf("%s\n    fix: %s", what, fix))
+}
+
+func runDoctor(c *command, cfg *config, args []string) error {
+	fs := c.flags()
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return c.usagef("unexpected argument %q", fs.Arg(0))
+	}
+	var d doctor
+	root := d.checkRoot(cfg)
+	d.checkTerminal()
+	d.showConfig(cfg)
+	d.checkAgents(cfg, root)
+	if len(d.problems) == 0 {
+		fmt.Println("\nall is well")
+		return nil
+	}
+	fmt.Printf("\n%d problem(s):\n", len(d.problems))
+	for _, p := range d.problems {
+		fmt.Printf("  - %s\n", p)
+	}
+	return exitStatus(1)
+}
+
+func (d *doctor) checkRoot(cfg *config) string {
+	s := cfg.find("root")
+	root, err := store.ResolveRoot(cfg.root)
+	if err != nil {
+		fmt.Printf("root: %s (%s)\n  FAIL  %v\n", cfg.root, s.from, err)
+		d.problem(fmt.Sprintf("root %s cannot be used: %v", cfg.root, err), "set --root or PBWRAP_ROOT to a directory of yours")
+		return ""
+	}
+	fmt.Printf("root: %s (from %s)\n", root, s.from)
+	for _, ch := range store.CheckRoot(root) {
+		mark := "ok  "
+		if !ch.OK {
+			mark = "FAIL"
+			d.problem(fmt.Sprintf("root %s: %s: %s", root, ch.Name, ch.Detail), ch.Fix)
+		}
+		line := fmt.Sprintf("  %s  %s", mark, ch.Name)
+		if ch.Detail != "" {
+			line += ": " + ch.Detail
+		}
+		fmt.Println(line)
+	}
+	if free, where, err := freeSpace(root); err == nil {
+		mark := "ok  "
+		if free < lowSpace {
+			mark = "FAIL"
+			d.problem(fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), where),
+				"free some space, or set --root to a roomier file system")
+		}
+		fmt.Printf("  %s  free space: %s on %s\n", mark, humanBytes(int64(free)), where)
+	} else {
+		fmt.Printf("  ?     free space: %v\n", err)
+	}
+	return root
+}
+
+func (d *doctor) checkTerminal() {
+	fmt.Println("\nterminal:")
+	termName := os.Getenv("TERM")
+	if termName == "" {
+		termName = "(not set)"
+	}
+	fmt.Printf("  TERM=%s\n", termName)
+	mux := "no"
+	switch {
+	case os.Getenv("TMUX") != "":
+		mux = "tmux (TMUX is set): tmux passes pastes on bracketed when the program asks, as pbwrap does"
+	case os.Getenv("STY") != "":
+		mux = "screen (STY is set): GNU screen supports bracketed paste from version 5"
+	}
+	fmt.Printf("  inside a multiplexer: %s\n", mux)
+	state, err := queryBracketedPaste(decrqmTimeout)
+	switch {
+	case err != nil:
+		fmt.Printf("  bracketed paste: not asked (%v)\n", err)
+	case state == "":
+		fmt.Println("  bracketed paste: the terminal did not answer DECRQM (many terminals, and tmux, never do);")
+		fmt.Println("    if pastes never turn into references, see the README's troubleshooting table")
+	case state == "0" || state == "4":
+		fmt.Printf("  bracketed paste: NOT SUPPORTED (DECRQM answered %s)\n", state)
+		d.problem("the terminal does not support bracketed paste (mode 2004), so pbwrap cannot tell a paste from typing",
+			"use a terminal that supports it (most do: xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal)")
+	default:
+		fmt.Printf("  bracketed paste: supported (DECRQM answered %s)\n", state)
+	}
+}
+
+func (d *doctor) showConfig(cfg *config) {
+	fmt.Println("\nconfiguration (flag > environment > default):")
+	for _, s := range cfg.settings {
+		value := s.value
+		if value == "" {
+			value = `""`
+		}
+		fmt.Printf("  --%-14s %-32s %s", s.flag, value, s.from)
+		if s.from == fromEnv {
+			fmt.Printf(" (%s)", s.env)
+		}
+		fmt.Println()
+	}
+	if cfg.off {
+		d.problem("pbwrap is off (--off or PBWRAP_OFF): it runs commands unwrapped and saves nothing",
+			"unset PBWRAP_OFF, or drop --off")
+	}
+	if os.Getenv("PBWRAP_SESSION") != "" {
+		fmt.Println("  (running inside pbwrap: PBWRAP_SESSION is set, so a nested pbwrap steps aside)")
+	}
+}
+
+func (d *doctor) checkAgents(cfg *config, root string) {
+	fmt.Println("\nagents on PATH:")
+	found := 0
+	for i := range agents {
+		a := &agents[i]
+		path, err := exec.LookPath(a.name)
+		if err != nil {
+			continue
+		}
+		found++
+		added := "nothing"
+		readable := true
+		if a.args != nil && root != "" {
+			switch {
+			case cfg.noAgentArgs:
+				readable = a.args([]string{a.name}, root) == nil
+			default:
+				if out := a.args([]string{a.name}, root); out != nil {
+					added = strings.Join(out[1:], " ")
+				}
+			}
+		}
+		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, path, added, a.note)
+		if !readable {
+			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
+				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", root, a.name))
+		}
+	}
+	if found == 0 {
+		fmt.Println("  none of the agents pbwrap knows is on PATH (" + agentNames() + "); pbwrap still wraps any command")
+	}
+}
+
+func agentNames() string {
+	names := make([]string, len(agents))
+	for i, a := range agents {
+		names[i] = a.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// nearestExisting returns path or its nearest existing parent.
+func nearestExisting(path string) string {
+	for {
+		if _, err := os.Lstat(path); err == nil {
+			return path
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return path
+		}
+		path = parent
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pbwrap/pbwrap/store"
+)
+
+var showCommand = &command{
+	name:    "show",
+	usage:   "show [last | SESSION[:N] | PATH]",
+	summary: "print a saved paste to standard output",
+	help: `last (the default) is the newest saved paste. SESSION is a session id, a
+unique start of one, or the 8 characters pbwrap list shows; alone it means the
+session's newest paste, SESSION:N its paste N. PATH is a paste file under the
+root. The text is printed exactly as saved, so it can be piped on:
+
+  pbwrap show last | wc -l
+  pbwrap show 7c2e91ab:2 > recovered.log`,
+	run: runShow,
+}
+
+func runShow(c *command, cfg *config, args []string) error {
+	fs := c.flags()
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return c.usagef("unexpected argument %q", fs.Arg(1))
+	}
+	which := "last"
+	if fs.NArg() == 1 {
+		which = fs.Arg(0)
+	}
+	root, err := store.ResolveRoot(cfg.root)
+	if err != nil {
+		return err
+	}
+	pastes, sessions, err := loadPastes(root)
+	if err != nil {
+		return err
+	}
+	path, err := findPaste(root, which, pastes, sessions)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(os.Stdout, f)
+	return err
+}
+
+var pasteFileName = regexp.MustCompile(`^paste-[0-9]+\.txt$`)
+
+// findPaste resolves show's argument to a paste file.
+func findPaste(root, which string, pastes []savedPaste, sessions []store.SessionSummary) (string, error) {
+	if which == "last" {
+		if len(pastes) == 0 {
+			return "", fmt.Errorf("no saved pastes under %s", root)
+		}
+		return pastes[0].Path, nil
+	}
+	if strings.ContainsRune(which, filepath.Separator) {
+		return checkPastePath(root, which)
+	}
+	id, nText, hasN := strings.Cut(which, ":")
+	session, err := matchSession(id, sessions)
+	if err != nil {
+		return "", err
+	}
+	n := 0
+	if hasN {
+		if n, err = strconv.Atoi(nText); err != nil || n < 1 {
+			return "", fmt.Errorf("%q: the paste number must be a whole number from 1", which)
+		}
+	}
+	for _, p := range pastes { // Newest first: the first match is the newest.
+		if p.Session == session && (n == 0 || p.N == n) {
+			return p.Path, nil
+		}
+	}
+	if n > 0 {
+		return "", fmt.Errorf("session %s has no saved paste %d", shortID(session), n)
+	}
+	return "", fmt.Errorf("session %s has no saved pastes", shortID(session))
+}
+
+// matchSession finds the one session a full id, a unique prefix or the
+// short form names.
+func matchSession(id string, sessions []store.SessionSummary) (string, error) {
+	if id == "" {
+		return "", errors.New("empty session id")
+	}
+	var matches []string
+	for _, s := range sessions {
+		if s.ID == id {
+			return s.ID, nil
+		}
+		if strings.HasPrefix(s.ID, id) || (len(id) >= 4 && strings.HasSuffix(s.ID, id)) {
+			matches = append(matches, s.ID)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("no session matches %q (pbwrap list shows them)", id)
+	case 1:
+		return matches[0], nil
+	}
+	return "", fmt.Errorf("session %q is ambiguous: it matches %s", id, strings.Join(matches, ", "))
+}
+
+// checkPastePath accepts a path only if it is a paste file pbwrap saved
+// under the root, so that show is not a way to read anything else.
+func checkPastePath(root, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || strings.HasPrefix(rel, "..") || filepath.Dir(filepath.Dir(rel)) != "." || !pasteFileName.MatchString(filepath.Base(rel)) {
+		return "", fmt.Errorf("%s is not a paste saved under %s", path, root)
+	}
+	return real, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,265 @@
+package store
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DefaultTTL is how long an ended session is kept: a week, as
+// pi-pasteboard users know it. Long enough to come back to a conversation
+// after a weekend and still find what was pasted into it.
+const DefaultTTL = 168 * time.Hour
+
+// StaleCleanupLock is how old <root>/.cleanup.lock must be before another
+// cleaner may break it although its holder still runs: cleaning a root
+// takes well under a second, so a holder that has been at it for ten
+// minutes is stuck (a pbwrap stopped with Ctrl-Z, say), and the old
+// sessions should not wait for it. pi-pasteboard uses the same ten minutes.
+const StaleCleanupLock = 10 * time.Minute
+
+// CleanupLockName is the lock file's name in the root.
+const CleanupLockName = ".cleanup.lock"
+
+// ErrCleanupBusy is returned by Clean when another cleaner holds the
+// root's cleanup lock. It is not a failure: that cleaner is doing the
+// work, and callers skip quietly. A Clean that returns it has changed no
+// session.
+var ErrCleanupBusy = errors.New("another cleanup is running")
+
+// maxSkippedNames bounds how many foreign entries of one session a report
+// names, so that a directory someone filled with files gives one line, not
+// thousands.
+const maxSkippedNames = 5
+
+// A Cleaner removes expired sessions from a root.
+//
+// A session is expired when its age, Now minus the modification time of
+// its directory (which every saved paste and manifest write refreshes), is
+// more than TTL: a session exactly TTL old is kept. A live session, one
+// whose .lock a running pbwrap holds, is never removed, however old.
+//
+// Only what pbwrap makes is removed: directories, not symlinks, directly in
+// the root, named by a canonical UUID, holding nothing but regular files
+// with pbwrap's names (paste-<n>.txt, manifest.json, .lock, debug.log and
+// the .tmp-* files a crash left). A session holding anything else is left
+// whole and reported. The root itself always stays.
+type Cleaner struct {
+	// Root is the root, already resolved (ResolveRoot). It must pass the
+	// safety checks of OpenRoot (not a symlink, a directory, the user's, a
+	// path references can carry), but Clean never creates it: a missing
+	// root has nothing to clean and is no error. Nor does Clean tighten a
+	// root open to group or others; it only removes.
+	Root string
+
+	// TTL is how long a session is kept after its last write. The zero
+	// TTL means DefaultTTL; a negative one is an error. To remove every
+	// session that is not live, set All.
+	TTL time.Duration
+
+	// All removes every session that is not live, whatever its age. A
+	// session still being made (no manifest yet, its directory less than a
+	// minute old) counts as live.
+	All bool
+
+	// DryRun reports what would be removed and removes nothing. A dry run
+	// takes no lock and changes nothing, so while another cleaner runs it
+	// may report sessions that this one is removing.
+	DryRun bool
+
+	// Now is the clock that ages sessions and the cleanup lock; the zero
+	// Now means time.Now. It must agree with the filesystem's clock, or a
+	// held cleanup lock may be taken for a stale one: it is a test seam,
+	// not a way to look into the future.
+	Now func() time.Time
+}
+
+// A CleanReport says what Clean did.
+type CleanReport struct {
+	Removed []SessionSummary // removed (or, with DryRun, would be), newest first
+	Live    []SessionSummary // expired by age but live (lock held): kept, however old; newest first
+	Skipped []string         // entries left alone, each "name: why" (not a session pbwrap made, a symlink, unknown files inside, an error)
+	Bytes   int64            // bytes freed (sum of the sizes of the files removed), or that would be
+}
+
+// Clean removes expired sessions under the root's cleanup lock and reports
+// what it did. Without waiting: when another cleaner holds the lock, Clean
+// returns ErrCleanupBusy having changed nothing.
+//
+// A session that cannot be read or removed does not stop the others: it
+// is reported in Skipped with the error, which names the path. Clean
+// returns an error only when it cannot start: an unsafe root (wrapping
+// ErrUnsafeRoot), a root it cannot read, a lock it cannot make.
+//
+// Clean is safe for concurrent use, also on the same root: all but one of
+// the concurrent calls return ErrCleanupBusy (an flock taken through
+// another descriptor conflicts, in the same process too).
+func (c *Cleaner) Clean() (*CleanReport, error) {
+	ttl, err := c.ttl()
+	if err != nil {
+		return nil, err
+	}
+	exists, err := checkExistingRoot(c.Root)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return &CleanReport{}, nil
+	}
+	now := c.now()
+	if !c.DryRun {
+		l, err := lockCleanup(c.Root, now)
+		if err != nil {
+			return nil, err
+		}
+		// Best effort: a lock file left behind, held by no one, is taken
+		// over by the next cleaner.
+		defer l.release()
+	}
+	names, err := readRoot(c.Root)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CleanReport{}
+	for _, name := range names {
+		c.cleanEntry(rep, name, now, ttl)
+	}
+	return rep, nil
+}
+
+func (c *Cleaner) ttl() (time.Duration, error) {
+	switch {
+	case c.TTL < 0:
+		return 0, fmt.Errorf("store: clean %s: negative TTL %v", c.Root, c.TTL)
+	case c.TTL == 0:
+		return DefaultTTL, nil
+	}
+	return c.TTL, nil
+}
+
+func (c *Cleaner) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}
+
+// cleanEntry removes the root's entry name if it is an expired session
+// that is not live, and adds what it did to rep.
+func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl time.Duration) {
+	if name == CleanupLockName {
+		return
+	}
+	if !isSessionID(name) {
+		rep.skip(name, "not a session pbwrap made")
+		return
+	}
+	d, err := statSession(c.Root, name)
+	if err == nil && !c.All && now.Sub(d.modTime) <= ttl {
+		return // Not expired: nothing to say.
+	}
+	if err == nil {
+		err = d.read()
+	}
+	var ns *notSessionError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return // Gone since the root was read.
+	case errors.As(err, &ns):
+		rep.skip(name, ns.why)
+		return
+	case err != nil:
+		rep.skip(name, err.Error())
+		return
+	case len(d.foreign) > 0:
+		rep.skip(name, "holds what pbwrap does not make, so nothing in it was removed: "+listNames(d.foreign))
+		return
+	}
+	// The lock is probed only now, the session found expired, and only
+	// when a probe cannot disturb a session being made (see isLive).
+	live, err := d.isLive(now)
+	if err != nil {
+		rep.skip(name, err.Error())
+		return
+	}
+	s := d.summary()
+	switch {
+	case live:
+		s.Live = true
+		rep.Live = append(rep.Live, s)
+	case c.DryRun:
+		rep.Removed = append(rep.Removed, s)
+		rep.Bytes += s.Bytes
+	default:
+		freed, err := d.remove()
+		rep.Bytes += freed
+		if err != nil {
+			rep.skip(name, err.Error())
+			return
+		}
+		s.Bytes = freed
+		rep.Removed = append(rep.Removed, s)
+	}
+}
+
+func (rep *CleanReport) skip(name, why string) {
+	rep.Skipped = append(rep.Skipped, quoteName(name)+": "+why)
+}
+
+// listNames joins names, at most maxSkippedNames of them.
+func listNames(names []string) string {
+	if len(names) <= maxSkippedNames {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxSkippedNames], ", "), len(names)-maxSkippedNames)
+}
+
+// remove removes pbwrap's files from the session directory, then the
+// directory, and returns the bytes freed, also on error. The manifest and
+// the lock go last, so that a session whose removal stopped half-way still
+// says what it was. A file already gone (removed by a cleaner whose lock
+// was broken) is no error, nor is the directory already gone. On error the
+// directory gets its modification time back, so that the session keeps its
+// age and the next cleanup tries again rather than wait for a whole TTL.
+func (d *sessionDir) remove() (freed int64, err error) {
+	defer func() {
+		if err != nil {
+			_ = os.Chtimes(d.dir, time.Time{}, d.modTime) // Best effort.
+		}
+	}()
+	slices.SortStableFunc(d.own, func(a, b ownFile) int { return cmp.Compare(removalRank(a.name), removalRank(b.name)) })
+	for _, f := range d.own {
+		path := filepath.Join(d.dir, f.name)
+		switch err := unlink(path); {
+		case err == nil:
+			freed += f.size
+		case !errors.Is(err, fs.ErrNotExist):
+			return freed, fmt.Errorf("store: remove %s: %w", path, err)
+		}
+	}
+	switch err := rmdir(d.dir); {
+	case isNotEmpty(err):
+		return freed, fmt.Errorf("store: remove %s: not empty after removing pbwrap's files: something was added meanwhile", d.dir)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return freed, fmt.Errorf("store: remove %s: %w", d.dir, err)
+	}
+	return freed, nil
+}
+
+// removalRank orders pbwrap's files for removal: pastes and the rest
+// first, then the manifest, then the lock.
+func removalRank(name string) int {
+	switch name {
+	case manifestName:
+		return 1
+	case lockName:
+		return 2
+	}
+	return 0
+}

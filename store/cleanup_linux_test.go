@@ -1,0 +1,120 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// readOnly makes dir read-only by bind-mounting it on itself, read-only,
+// for a failure that holds for root too. It needs root and a mount
+// namespace that allows it.
+func readOnly(t *testing.T, dir string) {
+	t.Helper()
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+		t.Skipf("bind mount needs root and a mount namespace that allows it: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
+		t.Skipf("remount read-only: %v", err)
+	}
+}
+
+// One session whose files cannot be removed does not stop the cleanup of
+// the others; the report names it, the path and why.
+func TestCleanUnremovableSession(t *testing.T) {
+	f := newFixture(t)
+	first := f.ended(old, "a\n")
+	bad := f.ended(old+time.Hour, "b\n")
+	last := f.ended(old+2*time.Hour, "c\n")
+	readOnly(t, bad.Dir)
+	rep := f.clean(f.cleaner())
+	if exists(first.Dir) || exists(last.Dir) || !exists(bad.Dir) {
+		t.Errorf("removed %v, want the other sessions removed and %s kept", summaryIDs(rep.Removed), bad.ID)
+	}
+	if len(rep.Skipped) != 1 || !strings.HasPrefix(rep.Skipped[0], bad.ID+": store: remove "+bad.Dir+"/") ||
+		!strings.Contains(rep.Skipped[0], "read-only file system") {
+		t.Errorf("Skipped = %q, want %s, the path that could not be removed and why", rep.Skipped, bad.ID)
+	}
+	if got := summaryIDs(rep.Removed); len(got) != 2 {
+		t.Errorf("Removed = %v, want 2 sessions", got)
+	}
+}
+
+// fsImmutableFL is FS_IMMUTABLE_FL of linux/fs.h, the flag chattr +i sets.
+const fsImmutableFL = 0x10
+
+// immutable makes the file at path impossible to remove, for root too,
+// until the test ends. It needs root and a filesystem with the immutable
+// attribute (chattr +i).
+func immutable(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, fsImmutableFL); err != nil {
+		t.Skipf("chattr +i %s: %v", path, err)
+	}
+	t.Cleanup(func() { mutable(t, path) })
+}
+
+func mutable(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		return // Gone: nothing to undo.
+	}
+	defer f.Close()
+	if err := unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, 0); err != nil {
+		t.Errorf("chattr -i %s: %v", path, err)
+	}
+}
+
+// A removal that stops half-way counts the bytes it freed, says which
+// file it could not remove, and gives the directory its age back, so that
+// the next cleanup finishes the job instead of waiting a whole TTL: the
+// files removed changed the directory's modification time.
+func TestCleanRemovalStopsHalfWay(t *testing.T) {
+	f := newFixture(t)
+	s := f.ended(old, "first paste\n", "second paste\n")
+	pastes := int64(len("first paste\n") + len("second paste\n"))
+	manifest := filepath.Join(s.Dir, manifestName)
+	immutable(t, manifest)
+	f.age(s.Dir, old)
+
+	rep := f.clean(f.cleaner())
+	if rep.Bytes != pastes || len(rep.Removed) != 0 {
+		t.Errorf("report %+v, want the %d bytes of the pastes freed and no session removed", rep, pastes)
+	}
+	want := s.ID + ": store: remove " + manifest + ": operation not permitted"
+	if len(rep.Skipped) != 1 || rep.Skipped[0] != want {
+		t.Errorf("Skipped = %q, want [%q]", rep.Skipped, want)
+	}
+	// The manifest and the lock go last: the session still says what it was.
+	if got := dirNames(t, s.Dir); strings.Join(got, " ") != lockName+" "+manifestName {
+		t.Errorf("left in the session: %q, want the lock and the manifest", got)
+	}
+	fi, err := os.Lstat(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.now.Add(-old); !fi.ModTime().Equal(want) {
+		t.Errorf("session directory's mtime after a failed removal %v, want its age back: %v", fi.ModTime(), want)
+	}
+
+	mutable(t, manifest)
+	rep = f.clean(f.cleaner())
+	if len(rep.Removed) != 1 || exists(s.Dir) {
+		t.Errorf("the next cleanup removed %v, want %s", summaryIDs(rep.Removed), s.ID)
+	}
+}
