@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pbwrap/pbwrap/store"
 )
@@ -452,4 +453,39 @@ func TestSessionEnvAndAgentArgs(t *testing.T) {
 			t.Errorf("--no-agent-args %v: child reported %q", noAgentArgs, report)
 		}
 	}
+}
+
+// Starting pbwrap removes sessions idle past the TTL, in the background,
+// and keeps the running one.
+func TestCleanupAtStart(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	r, err := store.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := store.NewSessionID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := r.NewSession(id, store.Meta{PID: 1, Argv0: "claude", Start: time.Now().Add(-200 * time.Hour), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-200 * time.Hour)
+	if err := os.Chtimes(old.Dir, then, then); err != nil {
+		t.Fatal(err)
+	}
+	term := startTerminal(t, session{env: []string{"PBWRAP_ROOT=" + root}, steps: []string{"ready", "block"}})
+	term.rootDir = root
+	term.waitReport("ready")
+	term.waitFor("the expired session to go", func() bool {
+		_, err := os.Lstat(old.Dir)
+		return os.IsNotExist(err)
+	})
+	term.sessionDir() // The running session is there, and only it.
+	term.signalPbwrap(syscall.SIGTERM)
+	term.wantExit("exit 143")
 }
