@@ -29,11 +29,8 @@ func runClean(c *command, cfg *config, args []string) error {
 	all := fs.Bool("all", false, "")
 	dryRun := fs.Bool("dry-run", false, "")
 	olderThan := fs.String("older-than", "", "")
-	if err := c.parse(fs, args); err != nil {
+	if err := c.parse(fs, args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return c.usagef("unexpected argument %q", fs.Arg(0))
 	}
 	ttl := cfg.ttl
 	if *olderThan != "" {

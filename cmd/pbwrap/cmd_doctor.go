@@ -44,11 +44,8 @@ func (d *doctor) problem(what, fix string) {
 
 func runDoctor(c *command, cfg *config, args []string) error {
 	fs := c.flags()
-	if err := c.parse(fs, args); err != nil {
+	if err := c.parse(fs, args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return c.usagef("unexpected argument %q", fs.Arg(0))
 	}
 	var d doctor
 	root := d.checkRoot(cfg)

@@ -29,11 +29,8 @@ root. The text is printed exactly as saved, so it can be piped on:
 
 func runShow(c *command, cfg *config, args []string) error {
 	fs := c.flags()
-	if err := c.parse(fs, args); err != nil {
+	if err := c.parse(fs, args, 1); err != nil {
 		return err
-	}
-	if fs.NArg() > 1 {
-		return c.usagef("unexpected argument %q", fs.Arg(1))
 	}
 	which := "last"
 	if fs.NArg() == 1 {

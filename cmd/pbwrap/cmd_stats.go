@@ -36,11 +36,8 @@ type tally struct {
 
 func runStats(c *command, cfg *config, args []string) error {
 	fs := c.flags()
-	if err := c.parse(fs, args); err != nil {
+	if err := c.parse(fs, args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return c.usagef("unexpected argument %q", fs.Arg(0))
 	}
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {

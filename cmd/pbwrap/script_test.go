@@ -122,3 +122,15 @@ func cmdMksession(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv(*name+"_SHORT", shortID(id))
 	}
 }
+
+// The README shows the agents' text that pbwrap help agents prints, the
+// same, so that the two cannot drift apart.
+func TestReadmeHasAgentsText(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(readme, []byte(agentsText)) {
+		t.Error("README.md does not contain the text pbwrap help agents prints (agentsText)")
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pbwrap/pbwrap/pasteref"
+)
+
+var hookCommand = &command{
+	name:    "hook",
+	usage:   "hook claude|codex",
+	summary: "expand {{file:...}} references in an agent's edits, as its PreToolUse hook (claude, codex)",
+	help: `pbwrap hook claude is a Claude Code PreToolUse hook. It reads the tool call
+Claude Code sends on standard input and, for Write (content), Edit
+(new_string), MultiEdit (edits[].new_string) and NotebookEdit (new_source),
+expands {{file:/abs/path:START:END}} references (see pbwrap help expand):
+
+- no reference, or another tool: it prints nothing, and the call goes on
+  unchanged;
+- references that all expand: it answers with the whole tool input,
+  expanded, and no permission decision, so Claude Code asks exactly as it
+  would have (an edit that would have asked the user still asks);
+- a bad reference: it denies the call with the reason, which the model sees
+  and can act on. Nothing is written.
+
+Install it in ~/.claude/settings.json (or the project's .claude/settings.json):
+
+  {
+    "hooks": {
+      "PreToolUse": [
+        {
+          "matcher": "Write|Edit|MultiEdit|NotebookEdit",
+          "hooks": [{"type": "command", "command": "pbwrap hook claude", "timeout": 30}]
+        }
+      ]
+    }
+  }
+
+pbwrap hook codex does the same for Codex's apply_patch, whose patch writes a
+file's content as lines that start with "+": there a reference must be a
+whole added line, +{{file:/abs/path:START:END}}, and becomes one added line
+per line of the range. Codex takes a rewritten input only with
+permissionDecision "allow", which carries the rewrite and nothing else: the
+patch still goes through Codex's approval policy and sandbox. Install it in
+~/.codex/hooks.json (and trust it in Codex's /hooks):
+
+  {
+    "hooks": {
+      "PreToolUse": [
+        {
+          "matcher": "^apply_patch$",
+          "hooks": [{"type": "command", "command": "pbwrap hook codex", "timeout": 30}]
+        }
+      ]
+    }
+  }
+
+Input it cannot read is refused with exit status 2, which blocks the call:
+letting it through could write an unexpanded reference into a file.`,
+	run: runHook,
+}
+
+func runHook(c *command, _ *config, args []string) error {
+	fs := c.flags()
+	if err := c.parse(fs, args, 1); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return c.usagef("want the agent: claude or codex")
+	}
+	var handle func([]byte) ([]byte, error)
+	switch fs.Arg(0) {
+	case "claude":
+		handle = pasteref.ClaudeHook
+	case "codex":
+		handle = pasteref.CodexHook
+	default:
+		return c.usagef("no hook for %q (there are hooks for claude and codex)", fs.Arg(0))
+	}
+	in, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return hookRefused(err)
+	}
+	out, err := handle(in)
+	if err != nil {
+		return hookRefused(err)
+	}
+	_, err = os.Stdout.Write(out)
+	return err
+}
+
+// hookRefused blocks the tool call: exit status 2, the reason on stderr,
+// which Claude Code and Codex show to the model.
+func hookRefused(err error) error {
+	fmt.Fprintf(os.Stderr, "pbwrap hook: %v\n", err)
+	return exitStatus(2)
+}

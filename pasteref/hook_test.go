@@ -1,0 +1,146 @@
+package pasteref
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden hook outputs")
+
+// hookSource is the file the golden hook inputs refer to, under @DIR@.
+const hookSource = "line 1 <&>\nline 2\nline 3\nline 4, last\n"
+
+// TestHookGolden runs each testdata/hook/*.in.json through its agent's
+// hook and compares the answer with the .out.json beside it (empty: no
+// answer, the call goes on unchanged). @DIR@ stands for a directory that
+// holds src.txt.
+func TestHookGolden(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "src.txt"), []byte(hookSource), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := filepath.Glob("testdata/hook/*.in.json")
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no golden inputs: %v", err)
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".in.json")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hook := ClaudeHook
+			if strings.HasPrefix(name, "codex-") {
+				hook = CodexHook
+			}
+			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)))
+			if err != nil {
+				t.Fatalf("hook: %v", err)
+			}
+			got = bytes.ReplaceAll(got, []byte(dir), []byte("@DIR@"))
+			golden := strings.TrimSuffix(in, ".in.json") + ".out.json"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+			if len(got) > 0 && !json.Valid(got) {
+				t.Errorf("answer is not JSON: %s", got)
+			}
+		})
+	}
+}
+
+// The answers carry exactly what the hook contracts say: for Claude Code
+// no permission decision beside a rewrite (its permission flow decides),
+// for Codex "allow", which carries a rewrite and nothing more there.
+func TestHookDecisions(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.txt")
+	if err := os.WriteFile(src, []byte(hookSource), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	decision := func(out []byte) (string, bool) {
+		var v struct {
+			HookSpecificOutput map[string]any `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("answer %s: %v", out, err)
+		}
+		d, _ := v.HookSpecificOutput["permissionDecision"].(string)
+		_, updated := v.HookSpecificOutput["updatedInput"]
+		return d, updated
+	}
+	out, err := ClaudeHook([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"{{file:` + src + `:1:2}}"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, updated := decision(out); d != "" || !updated {
+		t.Errorf("Claude rewrite: decision %q, updatedInput %v; want none and true", d, updated)
+	}
+	out, err = CodexHook([]byte(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: /x\n+{{file:` + src + `:1:2}}\n*** End Patch\n"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, updated := decision(out); d != "allow" || !updated {
+		t.Errorf("Codex rewrite: decision %q, updatedInput %v; want allow and true", d, updated)
+	}
+}
+
+func TestHookBadInput(t *testing.T) {
+	for _, in := range []string{``, `not json`, `{"tool_name":"Write","tool_input":"a string"}`, `{"tool_name":"Write","tool_input":{"content":7}}`} {
+		if out, err := ClaudeHook([]byte(in)); err == nil {
+			t.Errorf("ClaudeHook(%q) = %q, want an error (the call must be blocked)", in, out)
+		}
+	}
+	if _, err := CodexHook([]byte(`{"tool_name":"apply_patch","tool_input":{"command":1}}`)); err == nil {
+		t.Error("CodexHook with a non-string command: want an error")
+	}
+}
+
+func TestExpandPatch(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.txt")
+	if err := os.WriteFile(src, []byte("a\n\nc"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in, want string
+		err      error
+	}{
+		{"+x\n+{{file:" + src + ":1:3}}\n+y\n", "+x\n+a\n+\n+c\n+y\n", nil},
+		{"+{{file:" + src + ":1:1}}", "+a\n", nil},
+		{"+{{file:" + src + ":2:3}}\r\n", "+\n+c\n", nil},
+		{"@@\n-old\n+new \\{{file:x\n", "@@\n-old\n+new {{file:x\n", nil},
+		{"+see {{file:" + src + ":1:1}}\n", "", ErrPatchPlacement},
+		{" {{file:" + src + ":1:1}}\n", "", ErrPatchPlacement},
+		{"+{{file:" + src + ":1:1}} \n", "", ErrPatchPlacement},
+		{"+{{file:" + src + ":1:9}}\n", "", ErrPastEnd},
+		{"+{{file:" + src + ":1:1}}\n+{{file:rel:1:1}}\n", "", ErrRelativePath},
+	} {
+		got, err := ExpandPatch([]byte(tc.in))
+		switch {
+		case tc.err != nil:
+			var perr *Error
+			if !errors.As(err, &perr) || !errors.Is(err, tc.err) || got != nil {
+				t.Errorf("ExpandPatch(%q) = %q, %v; want nil and %v", tc.in, got, err, tc.err)
+			}
+		case err != nil || string(got) != tc.want:
+			t.Errorf("ExpandPatch(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package pasteref
+
+// openFlags adds nothing where named pipes do not block an open.
+const openFlags = 0
