@@ -7,16 +7,16 @@ import (
 	"github.com/pbwrap/pbwrap/bracketed"
 )
 
-// OutputHold bounds how long an incomplete escape sequence at the end of
-// the child's output is held while the mode filter waits to see whether it
-// sets or resets bracketed paste. The rest of a split sequence normally
-// comes with the next read, microseconds later.
-const OutputHold = 10 * time.Millisecond
-
 // Output is the filter on the child's output: it tracks the child's
 // bracketed paste mode and hides the child's own mode 2004 changes from the
 // terminal, where pbwrap keeps the mode on. It is not safe for concurrent
 // use, except Mode.
+//
+// An incomplete escape sequence at the end of a read is held until the
+// rest arrives, however long that takes, and released only at the end of
+// the output: releasing it early could let the rest complete a mode 2004
+// reset at the terminal, and a terminal shows nothing of an incomplete
+// sequence anyway.
 type Output struct {
 	mode   bracketed.ModeFilter
 	was    bool
@@ -37,22 +37,17 @@ func NewOutput(debugf func(string, ...any)) *Output {
 func (o *Output) Mode() bool { return o.mode.Enabled() }
 
 // Filter passes the child's output p on to the terminal w.
-func (o *Output) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
 	err := write(w, o.mode.Write(p))
 	if on := o.mode.Enabled(); on != o.was {
 		o.was = on
 		o.debugf("child bracketed paste mode: %v", on)
 	}
-	if o.mode.Pending() {
-		return now.Add(OutputHold), err
-	}
 	return time.Time{}, err
 }
 
-// Flush releases an incomplete sequence that waited OutputHold.
-func (o *Output) Flush(w io.Writer, _ time.Time) (time.Time, error) {
-	return time.Time{}, write(w, o.mode.Flush())
-}
+// Flush does nothing: Filter never asks for a deadline (see Output).
+func (o *Output) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
 
 // Close releases what is held at the end of the output.
 func (o *Output) Close(w io.Writer) error { return write(w, o.mode.Flush()) }

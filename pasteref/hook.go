@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
 )
 
 // Actions said to the model when a hook refuses a tool call.
@@ -19,7 +22,19 @@ type hookInput struct {
 	HookEventName string          `json:"hook_event_name"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+	Cwd           string          `json:"cwd"`
 }
+
+// ErrOutsideScope: a hook expands only files under the agent's working
+// directory and the directories it is given (pbwrap's paste root). The
+// hook runs with all of the user's rights, outside the agent's sandbox and
+// its read rules; without this an agent could copy any file it may not
+// read (~/.ssh/id_ed25519) into one it may, and read it there.
+var ErrOutsideScope = errors.New("outside the working directory and pbwrap's paste root")
+
+// ErrNotText: the hook protocols carry text as JSON strings, which cannot
+// hold bytes that are not UTF-8; they would reach the file as U+FFFD.
+var ErrNotText = errors.New("the lines are not valid UTF-8 text, which a hook cannot pass on intact")
 
 // hookOutput is a PreToolUse answer.
 type hookOutput struct {
@@ -55,11 +70,15 @@ var claudeFields = map[string][]string{
 //   - a reference fails: out denies the call, with the report as the reason,
 //     which the model sees.
 //
+// Only files under the call's working directory (cwd) or under one of
+// dirs are expanded (ErrOutsideScope), after resolving symbolic links, and
+// only text that is valid UTF-8 (ErrNotText).
+//
 // Fields other than those are passed back byte for byte. err is returned
 // only for input that is not a PreToolUse call at all (not JSON); the
 // caller must then block the call rather than let an unexpanded reference
 // through.
-func ClaudeHook(in []byte) (out []byte, err error) {
+func ClaudeHook(in []byte, dirs []string) (out []byte, err error) {
 	var req hookInput
 	if err := json.Unmarshal(in, &req); err != nil {
 		return nil, fmt.Errorf("hook input: %w", err)
@@ -75,9 +94,10 @@ func ClaudeHook(in []byte) (out []byte, err error) {
 	if err := json.Unmarshal(req.ToolInput, &input); err != nil {
 		return nil, fmt.Errorf("hook input: tool_input of %s: %w", req.ToolName, err)
 	}
-	changed, err := expandFields(input, fields)
+	scope := newScope(req.Cwd, dirs)
+	changed, err := expandFields(input, fields, scope)
 	if err == nil && req.ToolName == "MultiEdit" {
-		changed, err = expandEdits(input)
+		changed, err = expandEdits(input, scope)
 	}
 	var perr *Error
 	switch {
@@ -93,7 +113,7 @@ func ClaudeHook(in []byte) (out []byte, err error) {
 
 // expandFields expands the named string fields of input in place and
 // reports whether any changed.
-func expandFields(input map[string]json.RawMessage, fields []string) (bool, error) {
+func expandFields(input map[string]json.RawMessage, fields []string, scope scope) (bool, error) {
 	changed := false
 	for _, name := range fields {
 		raw, ok := input[name]
@@ -107,7 +127,7 @@ func expandFields(input map[string]json.RawMessage, fields []string) (bool, erro
 		if !Contains([]byte(s)) {
 			continue
 		}
-		out, err := Expand([]byte(s))
+		out, err := scope.expand([]byte(s), Expand)
 		if err != nil {
 			return false, err
 		}
@@ -120,7 +140,7 @@ func expandFields(input map[string]json.RawMessage, fields []string) (bool, erro
 }
 
 // expandEdits expands new_string in each of MultiEdit's edits.
-func expandEdits(input map[string]json.RawMessage) (bool, error) {
+func expandEdits(input map[string]json.RawMessage, scope scope) (bool, error) {
 	raw, ok := input["edits"]
 	if !ok {
 		return false, nil
@@ -131,7 +151,7 @@ func expandEdits(input map[string]json.RawMessage) (bool, error) {
 	}
 	changed := false
 	for _, edit := range edits {
-		c, err := expandFields(edit, []string{"new_string"})
+		c, err := expandFields(edit, []string{"new_string"}, scope)
 		if err != nil {
 			return false, err
 		}
@@ -156,7 +176,9 @@ func expandEdits(input map[string]json.RawMessage) (bool, error) {
 //     the rewrite and nothing else: the rewritten patch still goes through
 //     its approval policy and sandbox, so nothing is widened;
 //   - a reference fails: out denies the call with the report as the reason.
-func CodexHook(in []byte) (out []byte, err error) {
+//
+// The scope is the same as ClaudeHook's.
+func CodexHook(in []byte, dirs []string) (out []byte, err error) {
 	var req hookInput
 	if err := json.Unmarshal(in, &req); err != nil {
 		return nil, fmt.Errorf("hook input: %w", err)
@@ -175,7 +197,7 @@ func CodexHook(in []byte) (out []byte, err error) {
 	if !Contains([]byte(patch)) {
 		return nil, nil
 	}
-	expanded, err := ExpandPatch([]byte(patch))
+	expanded, err := newScope(req.Cwd, dirs).expand([]byte(patch), ExpandPatch)
 	var perr *Error
 	if errors.As(err, &perr) {
 		return deny(perr.Report(hookAction))
@@ -213,4 +235,64 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// scope is the directories a hook may expand files from, symbolic links
+// resolved.
+type scope []string
+
+func newScope(cwd string, dirs []string) scope {
+	var s scope
+	for _, d := range append([]string{cwd}, dirs...) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		s = append(s, filepath.Clean(d))
+	}
+	return s
+}
+
+// expand checks that every reference in src names a file in scope, then
+// expands src with expand, and checks that the result is text.
+func (s scope) expand(src []byte, expand func([]byte) ([]byte, error)) ([]byte, error) {
+	toks, _ := lex(src) // A malformed reference is expand's to report.
+	for i := range toks {
+		t := &toks[i]
+		if t.escape || s.contains(t.path) {
+			continue
+		}
+		return nil, &Error{Ref: shorten(string(src[t.off:t.end])), Offset: t.off, Err: ErrOutsideScope}
+	}
+	out, err := expand(src)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(out) {
+		for i := range toks {
+			if !toks[i].escape {
+				t := &toks[i]
+				return nil, &Error{Ref: shorten(string(src[t.off:t.end])), Offset: t.off, Err: ErrNotText}
+			}
+		}
+	}
+	return out, nil
+}
+
+// contains reports whether path, symbolic links resolved, lies in one of
+// the directories. A path that cannot be resolved (it does not exist) is
+// judged as written: opening it fails anyway, with the reason.
+func (s scope) contains(path string) bool {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	path = filepath.Clean(path)
+	for _, dir := range s {
+		if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestHookGolden(t *testing.T) {
 			if strings.HasPrefix(name, "codex-") {
 				hook = CodexHook
 			}
-			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)))
+			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)), []string{dir})
 			if err != nil {
 				t.Fatalf("hook: %v", err)
 			}
@@ -85,14 +86,14 @@ func TestHookDecisions(t *testing.T) {
 		_, updated := v.HookSpecificOutput["updatedInput"]
 		return d, updated
 	}
-	out, err := ClaudeHook([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"{{file:` + src + `:1:2}}"}}`))
+	out, err := ClaudeHook([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"{{file:`+src+`:1:2}}"}}`), []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d, updated := decision(out); d != "" || !updated {
 		t.Errorf("Claude rewrite: decision %q, updatedInput %v; want none and true", d, updated)
 	}
-	out, err = CodexHook([]byte(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: /x\n+{{file:` + src + `:1:2}}\n*** End Patch\n"}}`))
+	out, err = CodexHook([]byte(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: /x\n+{{file:`+src+`:1:2}}\n*** End Patch\n"}}`), []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +104,11 @@ func TestHookDecisions(t *testing.T) {
 
 func TestHookBadInput(t *testing.T) {
 	for _, in := range []string{``, `not json`, `{"tool_name":"Write","tool_input":"a string"}`, `{"tool_name":"Write","tool_input":{"content":7}}`} {
-		if out, err := ClaudeHook([]byte(in)); err == nil {
+		if out, err := ClaudeHook([]byte(in), nil); err == nil {
 			t.Errorf("ClaudeHook(%q) = %q, want an error (the call must be blocked)", in, out)
 		}
 	}
-	if _, err := CodexHook([]byte(`{"tool_name":"apply_patch","tool_input":{"command":1}}`)); err == nil {
+	if _, err := CodexHook([]byte(`{"tool_name":"apply_patch","tool_input":{"command":1}}`), nil); err == nil {
 		t.Error("CodexHook with a non-string command: want an error")
 	}
 }
@@ -141,6 +142,48 @@ func TestExpandPatch(t *testing.T) {
 			}
 		case err != nil || string(got) != tc.want:
 			t.Errorf("ExpandPatch(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// A hook expands only files under the call's cwd and the given
+// directories, symbolic links resolved, and only UTF-8 text.
+func TestHookScope(t *testing.T) {
+	work, root, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(work, "a.txt"), "in the work tree\n")
+	write(filepath.Join(root, "paste-1.txt"), "a paste\n")
+	write(filepath.Join(outside, "secret"), "private key\n")
+	write(filepath.Join(work, "latin1.txt"), "caf\xe9\n")
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(work, "link")); err != nil {
+		t.Fatal(err)
+	}
+	call := func(path string) []byte {
+		in := fmt.Sprintf(`{"hook_event_name":"PreToolUse","cwd":%q,"tool_name":"Write","tool_input":{"file_path":"/x","content":"{{file:%s:1:1}}"}}`, work, path)
+		out, err := ClaudeHook([]byte(in), []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, ok := range []string{filepath.Join(work, "a.txt"), filepath.Join(root, "paste-1.txt")} {
+		if out := call(ok); !bytes.Contains(out, []byte("updatedInput")) {
+			t.Errorf("%s: %s, want it expanded", ok, out)
+		}
+	}
+	for _, tc := range []struct{ path, why string }{
+		{filepath.Join(outside, "secret"), "outside the working directory"},
+		{filepath.Join(work, "link"), "outside the working directory"},
+		{filepath.Join(work, "..", filepath.Base(outside), "secret"), "outside the working directory"},
+		{filepath.Join(work, "latin1.txt"), "not valid UTF-8"},
+	} {
+		out := call(tc.path)
+		if !bytes.Contains(out, []byte(`"permissionDecision":"deny"`)) || !bytes.Contains(out, []byte(tc.why)) || bytes.Contains(out, []byte("private key")) {
+			t.Errorf("%s: %s, want it denied saying %q", tc.path, out, tc.why)
 		}
 	}
 }

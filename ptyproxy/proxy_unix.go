@@ -62,18 +62,9 @@ type session struct {
 	raw bool       // the terminal is in raw mode with TerminalSetup written
 
 	// Job control, owned by loop.
-	childStopped bool      // the command is stopped and waits for pbwrap to continue it
-	forwardedAt  time.Time // when a signal was last forwarded
-	wantedInput  time.Time // when the input pump last found pbwrap in the background
-	needInput    chan struct{}
+	childStopped bool // the command is stopped and waits for pbwrap to continue it
 	inputWake    chan struct{}
 }
-
-// stopGrace is how long pbwrap waits, after a read in the background, before
-// it stops itself for input: long enough for a signal delivered with the
-// SIGCONT that woke it (a shell's kill of a stopped job sends both) to be
-// forwarded first, so that killing a stopped pbwrap ends it.
-const stopGrace = 20 * time.Millisecond
 
 type waitEvent struct {
 	stopped bool
@@ -89,7 +80,7 @@ func Run(cfg Config) (int, error) {
 	if !term.IsTerminal(0) || !term.IsTerminal(1) {
 		return 0, ErrNotTerminal
 	}
-	s := &session{cfg: cfg, needInput: make(chan struct{}), inputWake: make(chan struct{}, 1)}
+	s := &session{cfg: cfg, inputWake: make(chan struct{}, 1)}
 	if s.cfg.Logf == nil {
 		s.cfg.Logf = func(string, ...any) {}
 	}
@@ -103,7 +94,8 @@ func Run(cfg Config) (int, error) {
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
 
-	if err := s.start(); err != nil {
+	tty, err := s.openPTY()
+	if err != nil {
 		return 0, err
 	}
 	defer s.master.Close()
@@ -111,8 +103,15 @@ func Run(cfg Config) (int, error) {
 	defer active.Store(nil)
 	s.out = newPump("output", cfg.Output, os.Stdout, s.cfg.Logf)
 	s.in = newPump("input", cfg.Input, s.master, s.cfg.Logf)
+	// Raw mode before the command starts: a key typed at once (Ctrl-Z)
+	// is the command's, not a signal to pbwrap from the cooked terminal.
 	defer s.giveBack()
 	s.takeOver()
+	err = s.startShim(tty)
+	tty.Close()
+	if err != nil {
+		return 0, err
+	}
 	outDone := make(chan struct{})
 	go s.pumpOutput(outDone) // Ends at EOF/EIO from the master, or at the drain deadline.
 	go s.pumpInput()         // Blocks in read(0) for good; deliberately never joined.
@@ -122,21 +121,16 @@ func Run(cfg Config) (int, error) {
 	return s.loop(sigc, waits, outDone), nil
 }
 
-// start opens the PTY, sized like the terminal, and starts the session
-// process on it, which starts the command.
-func (s *session) start() error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find own executable: %w", err)
-	}
+// openPTY opens the PTY with the terminal's line settings and size, and
+// returns its slave side for startShim. It must run before raw mode.
+func (s *session) openPTY() (*os.File, error) {
 	// The master stays in blocking mode: a thread blocked in read(2)
 	// wakes straight into the copy, which measured faster than Go's
 	// poller, both for keystroke echo and for floods of output.
 	master, tty, err := pty.Open()
 	if err != nil {
-		return fmt.Errorf("open pty: %w", err)
+		return nil, fmt.Errorf("open pty: %w", err)
 	}
-	defer tty.Close()
 	s.master = master
 	// The command sees the user's own line settings (erase character,
 	// IUTF8, ...) and size, as it would without pbwrap.
@@ -149,6 +143,16 @@ func (s *session) start() error {
 		if err := s.setSize(ws); err != nil {
 			s.cfg.Logf("set pty size: %v", err)
 		}
+	}
+	return tty, nil
+}
+
+// startShim starts the session process on the PTY's slave side tty; it
+// starts the command and reports its pid.
+func (s *session) startShim(tty *os.File) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
 	}
 	report, reportW, err := os.Pipe()
 	if err != nil {
@@ -164,7 +168,6 @@ func (s *session) start() error {
 	err = cmd.Start()
 	reportW.Close()
 	if err != nil {
-		s.master.Close()
 		return fmt.Errorf("start %s: %w", s.cfg.Path, err)
 	}
 	s.shim = cmd.Process.Pid
@@ -212,12 +215,10 @@ func setWinsize(f *os.File, ws *unix.Winsize) error {
 	})
 }
 
-// loop handles signals, the session process's state changes and the
-// input pump's requests until the command has exited, then drains its
-// output and returns its status. It alone changes job-control state
-// (childStopped, forwardedAt).
+// loop handles signals and the session process's state changes until the
+// command has exited, then drains its output and returns its status. It
+// alone changes job-control state (childStopped).
 func (s *session) loop(sigc <-chan os.Signal, waits <-chan waitEvent, outDone <-chan struct{}) int {
-	var ttin <-chan time.Time // armed while a stop for input is pending
 	for {
 		select {
 		case sig := <-sigc:
@@ -231,20 +232,6 @@ func (s *session) loop(sigc <-chan os.Signal, waits <-chan waitEvent, outDone <-
 			default:
 				s.forward(sig.(syscall.Signal))
 			}
-		case <-s.needInput:
-			s.wantedInput = time.Now()
-			ttin = time.After(stopGrace)
-		case <-ttin:
-			ttin = nil
-			if s.forwardedAt.After(s.wantedInput) {
-				// A signal came with the SIGCONT that woke pbwrap (a
-				// shell's kill sends both): the command is ending; let
-				// the input pump try again later rather than stop.
-				time.AfterFunc(time.Second, s.wakeInput)
-				continue
-			}
-			s.cfg.Logf("input wanted while in the background; stopping")
-			raiseTTIN()
 		case ev := <-waits:
 			if ev.stopped {
 				s.suspend()
@@ -260,7 +247,6 @@ func (s *session) loop(sigc <-chan os.Signal, waits <-chan waitEvent, outDone <-
 // process while the command's pid is not known. A stopped command is
 // continued after it, as a shell's kill does, so that it can act on it.
 func (s *session) forward(sig syscall.Signal) {
-	s.forwardedAt = time.Now()
 	if pid := int(s.child.Load()); pid > 0 {
 		if err := unix.Kill(-pid, sig); err != nil && errors.Is(err, unix.ESRCH) {
 			_ = unix.Kill(pid, sig) // Best effort.
@@ -269,17 +255,25 @@ func (s *session) forward(sig syscall.Signal) {
 		_ = unix.Kill(s.shim, sig) // Best effort.
 	}
 	if s.childStopped {
-		s.childStopped = false
-		_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: the session process continues the command.
+		s.continueChild()
 	}
 }
 
+// continueChild continues the stopped command, then the session process.
+// pbwrap continues the command itself, before the terminal is in raw mode
+// again: SIGCONT discards pending stop signals, so a SIGCONT that came
+// after a Ctrl-Z typed right after fg would swallow it.
+func (s *session) continueChild() {
+	s.childStopped = false
+	if pid := int(s.child.Load()); pid > 0 {
+		_ = unix.Kill(-pid, unix.SIGCONT) // Best effort.
+	}
+	_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: it goes back to waiting.
+}
+
 // suspend mirrors the command's stop: the terminal is given back and
-// pbwrap stops itself, so that the shell gets its prompt. When pbwrap is
-// continued in the foreground (fg), it takes the terminal over again and
-// continues the command; continued in the background (bg), it leaves the
-// command stopped until it is brought to the foreground, as a full-screen
-// program stops again when it finds it does not own the terminal.
+// pbwrap stops itself, so that the shell gets its prompt; see resumed for
+// what happens when it is continued.
 func (s *session) suspend() {
 	s.cfg.Logf("command stopped; stopping")
 	s.childStopped = true
@@ -289,16 +283,17 @@ func (s *session) suspend() {
 	s.resumed()
 }
 
-// resumed runs when pbwrap has been continued: in the foreground it takes
-// the terminal over, resends the size and continues a stopped command.
-// Either way the input pump tries reading again.
+// resumed runs when pbwrap has been continued: in the foreground it
+// continues a stopped command, takes the terminal over and resends the
+// size. In the background (bg) it leaves the command stopped until fg, as a
+// full-screen program stops again when it finds it does not own the
+// terminal. Either way the input pump looks again.
 func (s *session) resumed() {
+	if inForeground() && s.childStopped {
+		s.continueChild()
+	}
 	if s.takeOver() {
 		s.syncSize(true)
-		if s.childStopped {
-			s.childStopped = false
-			_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: the session process continues the command.
-		}
 	}
 	s.wakeInput()
 }
@@ -349,10 +344,12 @@ func (s *session) pumpOutput(done chan<- struct{}) {
 }
 
 // pumpInput copies the user's keystrokes to the input pump. Where the
-// platform allows (holdTTIN), a read from the background fails with EIO
-// instead of stopping pbwrap at once; the loop then stops pbwrap the way
-// the kernel would, after giving a signal that came with the last SIGCONT
-// the chance to be forwarded, and wakes this reader when pbwrap continues.
+// platform allows (holdTTIN), a read in the background (after bg, or
+// started with &) fails with EIO instead of stopping pbwrap on SIGTTIN;
+// the pump then waits to be in the foreground again, woken by the SIGCONT
+// of fg or by a periodic look. pbwrap so never stops for input, and a
+// signal sent to it in the background (kill %1) is always forwarded. A
+// command stopped by Ctrl-Z stays stopped meanwhile (see resumed).
 func (s *session) pumpInput() {
 	defer guard()
 	held := holdTTIN()
@@ -366,8 +363,7 @@ func (s *session) pumpInput() {
 			continue
 		}
 		if held && errors.Is(err, syscall.EIO) && inBackground() {
-			s.needInput <- struct{}{}
-			<-s.inputWake
+			s.awaitForeground()
 			continue
 		}
 		if !errors.Is(err, io.EOF) {
@@ -375,6 +371,21 @@ func (s *session) pumpInput() {
 		}
 		s.in.close()
 		return
+	}
+}
+
+// foregroundPoll is how often pbwrap in the background looks whether it
+// owns the terminal again, besides waking on SIGCONT: cheap, and slow
+// enough to cost nothing while it waits.
+const foregroundPoll = 250 * time.Millisecond
+
+// awaitForeground waits for a wake-up (SIGCONT) or foregroundPoll.
+func (s *session) awaitForeground() {
+	t := time.NewTimer(foregroundPoll)
+	defer t.Stop()
+	select {
+	case <-s.inputWake:
+	case <-t.C:
 	}
 }
 

@@ -15,12 +15,7 @@ func raiseStopSignal() {
 	_ = unix.Kill(unix.Getpid(), unix.SIGSTOP) // Best effort.
 }
 
-// raiseTTIN stops the process as the kernel does for a background read.
-func raiseTTIN() {
-	_ = unix.Kill(unix.Getpid(), unix.SIGTTIN) // Best effort.
-}
-
 // holdTTIN would block SIGTTIN for the reading thread; Darwin has no
-// per-thread signal mask call here, so a read from the background stops
-// the process directly, as the kernel decides.
+// per-thread signal mask call in x/sys, so there a read that races with
+// the shell taking the terminal stops the process, as the kernel decides.
 func holdTTIN() bool { return false }

@@ -26,17 +26,9 @@ func raiseStopSignal() {
 	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP) // Best effort.
 }
 
-// raiseTTIN stops the process as the kernel does for a background read.
-// It is sent to the process, not to a thread: the input pump's thread
-// blocks SIGTTIN (holdTTIN), any other thread takes it.
-func raiseTTIN() {
-	_ = unix.Kill(unix.Getpid(), unix.SIGTTIN) // Best effort.
-}
-
 // holdTTIN blocks SIGTTIN for the calling goroutine's thread, to which it
 // stays locked, so that reading the terminal from the background fails
-// with EIO instead of stopping the process before a pending SIGTERM can be
-// forwarded. It reports whether it did.
+// with EIO instead of stopping the process. It reports whether it did.
 func holdTTIN() bool {
 	runtime.LockOSThread()
 	var set unix.Sigset_t

@@ -27,8 +27,8 @@ const shimReportFd = 3
 // group of its own, in the foreground of the PTY. Because its parent is in
 // the same session, that group is not orphaned, so the kernel honours
 // Ctrl-Z and other stop signals for it. When the command stops, the session
-// process stops itself with SIGSTOP, which pbwrap sees; when pbwrap
-// continues it, it continues the command. It returns the command's exit
+// process stops itself with SIGSTOP, which pbwrap sees; pbwrap continues
+// the command and then the session process. It returns the command's exit
 // status, 128+N when the command died of signal N.
 func RunShim(args []string) int {
 	report := os.NewFile(shimReportFd, "report")
@@ -87,8 +87,9 @@ func superviseShim(pid int) int {
 			fmt.Fprintf(os.Stderr, "pbwrap: wait: %v\r\n", err)
 			return 1
 		case ws.Stopped():
+			// pbwrap sees this stop, and continues the command itself
+			// before it continues this process (see continueChild).
 			raiseStopSignal()
-			_ = unix.Kill(-pid, unix.SIGCONT) // Best effort.
 		case ws.Exited():
 			return ws.ExitStatus()
 		case ws.Signaled():

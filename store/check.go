@@ -219,5 +219,11 @@ func checkExistingRoot(path string) (exists bool, err error) {
 	if uid != os.Geteuid() {
 		return false, unsafeRoot(path, fmt.Sprintf("owned by uid %d", uid))
 	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		// Another user who can write the root can swap a session for a
+		// symlink between the checks and the removals: refuse to clean
+		// or list it until pbwrap (OpenRoot) has tightened it.
+		return false, unsafeRoot(path, fmt.Sprintf("mode %#o: others can write to it (pbwrap makes it 0700 when it next runs, or chmod 700 it)", fi.Mode().Perm()))
+	}
 	return true, nil
 }

@@ -124,7 +124,8 @@ func TestCheckRootOtherOwner(t *testing.T) {
 }
 
 // CheckRoot fails a check (other than privacy, which OpenRoot repairs)
-// exactly when the root is refused.
+// exactly when the root is refused; a root others can write to is also
+// refused for cleaning and listing until OpenRoot has tightened it.
 func TestCheckRootAgreesWithOpenRoot(t *testing.T) {
 	dir := realDir(t)
 	good := filepath.Join(dir, "good")
@@ -149,6 +150,12 @@ func TestCheckRootAgreesWithOpenRoot(t *testing.T) {
 		"relative", filepath.Join(dir, "tab\there"), filepath.Join(dir, "bad\xfe")}
 	for _, path := range paths {
 		_, err := checkExistingRoot(path)
+		if path == open {
+			if !errors.Is(err, ErrUnsafeRoot) {
+				t.Errorf("%q (mode 0777): checkExistingRoot says %v, want it refused", path, err)
+			}
+			continue
+		}
 		refused := err != nil
 		failed := slices.ContainsFunc(CheckRoot(path), func(c RootCheck) bool { return !c.OK && c.Name != "private (mode 0700)" })
 		if refused != failed {
@@ -159,6 +166,12 @@ func TestCheckRootAgreesWithOpenRoot(t *testing.T) {
 				t.Errorf("%q: refused as unsafe without creating (%v), but OpenRoot says %v", path, err, oerr)
 			}
 		}
+	}
+	if _, err := OpenRoot(open); err != nil {
+		t.Fatalf("OpenRoot of a 0777 root: %v", err)
+	}
+	if _, err := checkExistingRoot(open); err != nil {
+		t.Errorf("after OpenRoot tightened it: %v", err)
 	}
 }
 

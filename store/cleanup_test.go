@@ -612,9 +612,11 @@ func TestCleanOtherOwner(t *testing.T) {
 	}
 }
 
-// A root open to group or others is cleaned, and left as it is: tightening
-// it is OpenRoot's business.
-func TestCleanOpenRootNotChanged(t *testing.T) {
+// A root others can read but not write is cleaned, and left as it is:
+// tightening it is OpenRoot's business. One others can write to is refused:
+// they could swap a session for a symlink between the checks and the
+// removals.
+func TestCleanOpenRoot(t *testing.T) {
 	f := newFixture(t)
 	s := f.ended(old, "x\n")
 	if err := os.Chmod(f.root.Path, 0o755); err != nil {
@@ -626,6 +628,56 @@ func TestCleanOpenRootNotChanged(t *testing.T) {
 	}
 	if got := permOf(t, f.root.Path); got != 0o755 {
 		t.Errorf("Clean changed the root's mode from 0755 to %#o", got)
+	}
+	s = f.ended(old, "y\n")
+	for _, mode := range []os.FileMode{0o775, 0o757, 0o777} {
+		if err := os.Chmod(f.root.Path, mode); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := (&Cleaner{Root: f.root.Path, All: true}).Clean()
+		if !errors.Is(err, ErrUnsafeRoot) || !strings.Contains(err.Error(), "others can write") {
+			t.Errorf("Clean of a %#o root = %+v, %v; want ErrUnsafeRoot", mode, rep, err)
+		}
+		if _, err := ListSessions(f.root.Path); !errors.Is(err, ErrUnsafeRoot) {
+			t.Errorf("ListSessions of a %#o root: %v, want ErrUnsafeRoot", mode, err)
+		}
+	}
+	if !exists(s.Dir) {
+		t.Error("Clean removed a session from a root others can write to")
+	}
+}
+
+// A session directory another user owns is not pbwrap's to remove, even
+// in the user's own root.
+func TestCleanSessionOfAnotherOwner(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	f := newFixture(t)
+	s := f.ended(old, "x\n")
+	if err := os.Chown(s.Dir, 12345, 12345); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.clean(&Cleaner{Root: f.root.Path, All: true, Now: func() time.Time { return f.now }})
+	if !exists(s.Dir) || len(rep.Removed) != 0 {
+		t.Errorf("Clean removed a session another user owns: %+v", rep)
+	}
+	if !slices.ContainsFunc(rep.Skipped, func(s string) bool { return strings.Contains(s, "not owned by you") }) {
+		t.Errorf("Skipped %q does not say why", rep.Skipped)
+	}
+}
+
+// The TTL counts from the end of a session: closing it refreshes its time,
+// so a long session whose last paste is old survives its end.
+func TestCloseRefreshesAge(t *testing.T) {
+	f := newFixture(t)
+	s := f.live(old, "x\n") // Last written long ago, still running.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.clean(&Cleaner{Root: f.root.Path, TTL: time.Hour})
+	if !exists(s.Dir) || len(rep.Removed) != 0 {
+		t.Errorf("a session removed the moment it ended: %+v", rep)
 	}
 }
 

@@ -185,6 +185,9 @@ func statSession(root, id string) (*sessionDir, error) {
 	case !fi.IsDir():
 		return nil, &notSessionError{"not a directory"}
 	}
+	if uid, err := ownerUID(fi); err != nil || uid != os.Geteuid() {
+		return nil, &notSessionError{"not owned by you"}
+	}
 	return &sessionDir{id: id, dir: dir, modTime: fi.ModTime()}, nil
 }
 

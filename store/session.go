@@ -129,6 +129,11 @@ func (s *Session) Close() error {
 	}
 	f := s.lock
 	s.lock = nil
+	// The TTL counts from the end of a session, not from its last paste:
+	// a long conversation that ended a minute ago keeps its files a TTL
+	// more. Best effort: a failure only shortens that.
+	now := time.Now()
+	_ = os.Chtimes(s.Dir, now, now)
 	// Closing the descriptor releases the lock; unlocking first releases
 	// it even if a copy of the descriptor lives on somewhere.
 	uerr := flock(f, lockUnlock)

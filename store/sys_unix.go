@@ -91,3 +91,18 @@ func syncDir(dir string) error {
 	}
 	return err
 }
+
+// dupFile returns a new *os.File on a duplicate of f's descriptor, which
+// stays open when f is closed.
+func dupFile(f *os.File) (*os.File, error) {
+	var fd int
+	err := control(f, "dup", func(old int) error {
+		var err error
+		fd, err = unix.FcntlInt(uintptr(old), unix.F_DUPFD_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}

@@ -52,6 +52,14 @@ func (t *Temp) Open() (io.ReadCloser, error) {
 	if t.done {
 		return nil, fmt.Errorf("store: reopen %s: %w", t.path, errTempDone)
 	}
+	if t.f != nil {
+		// Read through a copy of the descriptor already open: no name to
+		// look up, so a temp name removed behind pbwrap's back cannot
+		// make the replay fail.
+		if f, err := dupFile(t.f); err == nil {
+			return readCloser{io.NewSectionReader(f, 0, t.written), f}, nil
+		}
+	}
 	f, err := openNoFollow(t.path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("store: reopen temp: %w", err)

@@ -182,11 +182,28 @@ func (c *child) watch() {
 			case syscall.SIGWINCH:
 				c.size()
 			case syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT:
+				// Signals that came together are delivered in number
+				// order, not in the order sent: report them all before
+				// dying of the first.
+				c.drainSignals(sigs, 100*time.Millisecond)
 				signal.Reset(s)
 				_ = syscall.Kill(os.Getpid(), s)
 			}
 		}
 	}()
+}
+
+// drainSignals reports what else arrives on sigs for d.
+func (c *child) drainSignals(sigs <-chan os.Signal, d time.Duration) {
+	deadline := time.After(d)
+	for {
+		select {
+		case sig := <-sigs:
+			c.logf("signal %s", unix.SignalName(sig.(syscall.Signal)))
+		case <-deadline:
+			return
+		}
+	}
 }
 
 func (c *child) redraw() {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/pbwrap/pbwrap/pasteref"
+	"github.com/pbwrap/pbwrap/store"
 )
 
 var hookCommand = &command{
@@ -24,6 +26,11 @@ expands {{file:/abs/path:START:END}} references (see pbwrap help expand):
   would have (an edit that would have asked the user still asks);
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
+
+The hook runs with all of your rights, outside the agent's sandbox and read
+rules, so it expands only files under the agent's working directory and
+under pbwrap's paste root (--root, PBWRAP_ROOT), symbolic links resolved,
+and only text that is valid UTF-8 (a hook passes text as JSON strings).
 
 Install it in ~/.claude/settings.json (or the project's .claude/settings.json):
 
@@ -62,7 +69,7 @@ letting it through could write an unexpanded reference into a file.`,
 	run: runHook,
 }
 
-func runHook(c *command, _ *config, args []string) error {
+func runHook(c *command, cfg *config, args []string) error {
 	fs := c.flags()
 	if err := c.parse(fs, args, 1); err != nil {
 		return err
@@ -70,7 +77,7 @@ func runHook(c *command, _ *config, args []string) error {
 	if fs.NArg() != 1 {
 		return c.usagef("want the agent: claude or codex")
 	}
-	var handle func([]byte) ([]byte, error)
+	var handle func([]byte, []string) ([]byte, error)
 	switch fs.Arg(0) {
 	case "claude":
 		handle = pasteref.ClaudeHook
@@ -83,12 +90,30 @@ func runHook(c *command, _ *config, args []string) error {
 	if err != nil {
 		return hookRefused(err)
 	}
-	out, err := handle(in)
+	out, err := handle(in, hookDirs(cfg))
 	if err != nil {
 		return hookRefused(err)
 	}
-	_, err = os.Stdout.Write(out)
-	return err
+	if _, err := os.Stdout.Write(out); err != nil {
+		// An answer lost on the way would let the call through with its
+		// references unexpanded: block it instead.
+		return hookRefused(err)
+	}
+	return nil
+}
+
+// hookDirs are the directories besides the agent's working directory
+// whose files a hook expands: pbwrap's paste root, as configured, and the
+// root of the pbwrap session the agent runs in.
+func hookDirs(cfg *config) []string {
+	var dirs []string
+	if root, err := store.ResolveRoot(cfg.root); err == nil {
+		dirs = append(dirs, root)
+	}
+	if dir := os.Getenv("PBWRAP_SESSION_DIR"); filepath.IsAbs(dir) {
+		dirs = append(dirs, filepath.Dir(dir))
+	}
+	return dirs
 }
 
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,

@@ -53,7 +53,9 @@ func queryBracketedPaste(timeout time.Duration) (string, error) {
 			return
 		}
 		raw := *saved
-		raw.Lflag &^= unix.ECHO | unix.ICANON
+		// ISIG off too: a Ctrl-C during the question is a byte, not a
+		// signal that would end pbwrap before the terminal is restored.
+		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
 		raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
 		ctlErr = unix.IoctlSetTermios(int(fd), ioctlWriteTermios, &raw)
 	}); err != nil || ctlErr != nil {

@@ -290,11 +290,20 @@ func (term *terminal) reportLines(name, prefix string) []string {
 // signalPbwrap sends sig to pbwrap, as another process would.
 func (term *terminal) signalPbwrap(sig syscall.Signal) {
 	term.t.Helper()
-	pid := term.pbwrapPid()
-	if pid == 0 {
-		term.t.Fatal("pbwrap's pid is not known")
-	}
+	var pid int
+	// The leader writes the pid after starting pbwrap, which may already
+	// be running the child.
+	term.waitFor("pbwrap's pid", func() bool { pid = term.pbwrapPid(); return pid > 0 })
 	if err := unix.Kill(pid, sig); err != nil {
 		term.t.Fatalf("signal pbwrap: %v", err)
+	}
+}
+
+// continuePbwrap sends SIGCONT to pbwrap as a shell's kill does after its
+// signal; pbwrap may have ended by then.
+func (term *terminal) continuePbwrap() {
+	term.t.Helper()
+	if err := unix.Kill(term.pbwrapPid(), syscall.SIGCONT); err != nil && err != unix.ESRCH {
+		term.t.Fatalf("continue pbwrap: %v", err)
 	}
 }

@@ -65,10 +65,9 @@ func TestTermiosRestoredOnEveryExit(t *testing.T) {
 			do: func(term *terminal) {
 				term.signalLeader(syscall.SIGUSR1)
 				term.waitLeader("did SIGUSR1")
-				// As the shell's kill does: pbwrap may have stopped on
-				// SIGTTIN by now, so it is continued too.
+				// As the shell's kill does: SIGTERM, then SIGCONT.
 				term.signalPbwrap(syscall.SIGTERM)
-				term.signalPbwrap(syscall.SIGCONT)
+				term.continuePbwrap()
 			},
 		},
 	} {
@@ -275,25 +274,46 @@ func TestKillStoppedJob(t *testing.T) {
 	term.signalLeader(syscall.SIGUSR1)
 	term.waitLeader("did SIGUSR1")
 	term.signalPbwrap(syscall.SIGTERM)
-	term.signalPbwrap(syscall.SIGCONT)
+	term.continuePbwrap()
 	term.waitReport("signal SIGTERM")
 	term.wantExit("exit 143")
 }
 
-// Continued in the background (bg), pbwrap leaves the child stopped and
-// stops again when it wants input, as a full-screen program does; fg then
-// brings both back.
+// Continued in the background (bg), pbwrap leaves the child stopped, as a
+// full-screen program stops again when it finds it does not own the
+// terminal, and does not read the terminal; fg then brings both back.
 func TestBgThenFg(t *testing.T) {
-	term := startTerminal(t, session{steps: []string{"redraw", "record", "ready", "until-input:3", "exit:0"}})
+	term := startTerminal(t, session{steps: []string{"pid", "redraw", "record", "ready", "until-input:3", "exit:0"}})
 	term.waitReport("ready")
 	term.type_([]byte{0x1a}, 0) // Ctrl-Z
 	term.waitLeader("stopped SIGTSTP")
 	term.signalLeader(syscall.SIGUSR1)
 	term.waitLeader("did SIGUSR1")
 	term.signalPbwrap(syscall.SIGCONT) // bg
-	term.waitLeader("stopped SIGTTIN")
+	term.waitFor("pbwrap running in the background", func() bool { return procState(term.pbwrapPid()) != 'T' })
+	term.type_([]byte("shell\r"), 0) // Typed at the shell's prompt: not pbwrap's.
+	time.Sleep(300 * time.Millisecond)
+	if state := procState(term.childPid()); state != 'T' {
+		t.Errorf("the child is in state %q while pbwrap is in the background, want stopped (T)", state)
+	}
 	if bytes.Contains(term.out.Bytes(), []byte("REDRAW 1")) {
 		t.Error("the child was continued while pbwrap was in the background")
+	}
+	// The shell reads what was typed for it (the terminal is cooked: a
+	// line) before fg; pbwrap took none of it.
+	got := make(chan string, 1)
+	go func() { // Ends when the line is read, or at cleanup when the slave closes.
+		buf := make([]byte, 16)
+		n, _ := term.slave.Read(buf)
+		got <- string(buf[:n])
+	}()
+	select {
+	case line := <-got:
+		if line != "shell\n" {
+			t.Errorf("the shell read %q, want %q", line, "shell\n")
+		}
+	case <-time.After(watchdog):
+		t.Fatal("watchdog: the shell never got the line typed for it")
 	}
 	term.signalLeader(syscall.SIGUSR2) // fg
 	term.waitOutput("REDRAW 1")
@@ -322,6 +342,31 @@ func TestCtrlZTwiceKeepsInput(t *testing.T) {
 	if got := string(term.waitInput(6)); got != "abc\nde\n" {
 		t.Errorf("child got %q, want %q", got, "abc\nde\n")
 	}
+}
+
+// procState is a process's state letter from /proc (T: stopped), or 0.
+func procState(pid int) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2]
+	}
+	return 0
+}
+
+// childPid is the recording child's pid, from its "pid" report.
+func (term *terminal) childPid() int {
+	term.t.Helper()
+	for _, line := range term.reportLines("report", "pid ") {
+		var pid, ppid int
+		if _, err := fmt.Sscanf(line, "pid %d %d", &pid, &ppid); err == nil {
+			return pid
+		}
+	}
+	term.t.Fatal("the child did not report its pid")
+	return 0
 }
 
 func readFile(name string) string {
