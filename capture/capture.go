@@ -154,8 +154,10 @@ func (in *Input) PasteData(p []byte) {
 		return
 	case ps.text == nil:
 		ps.raw = append(ps.raw, p...)
+		before := len(ps.pending)
 		ps.pending = ps.norm.write(ps.pending, p)
-		if ps.rawBytes >= int64(in.cfg.MinBytes) || int64(countLF(ps.pending)) >= int64(in.cfg.MinLines) {
+		ps.pendingLF += int64(countLF(ps.pending[before:])) // Only what is new: a paste may come a byte at a time.
+		if ps.rawBytes >= int64(in.cfg.MinBytes) || ps.pendingLF >= int64(in.cfg.MinLines) {
 			in.spill(ps)
 		}
 		return
@@ -405,10 +407,11 @@ func (in *Input) record(r store.PasteRecord, saved bool) {
 
 // paste is the state of the paste being received.
 type paste struct {
-	raw     []byte // the raw bytes, until spilled
-	pending []byte // normalized text not yet saved
-	norm    normalizer
-	hash    hash.Hash
+	raw       []byte // the raw bytes, until spilled
+	pending   []byte // normalized text not yet saved
+	pendingLF int64  // LFs in pending, while the paste is buffered
+	norm      normalizer
+	hash      hash.Hash
 
 	rawBytes  int64 // as received
 	textBytes int64 // normalized
