@@ -22,7 +22,7 @@ func BenchmarkParserTypedKey(b *testing.B) {
 
 func BenchmarkParserPaste64K(b *testing.B) {
 	p := NewParser(nopSink{})
-	p.Write(StartMarker, epoch)
+	p.Write([]byte(StartMarker), epoch)
 	chunk := repeatTo("func main() {\r\tfmt.Println(\"hello, world\")\r}\r", 64<<10)
 	b.SetBytes(int64(len(chunk)))
 	b.ReportAllocs()

@@ -23,26 +23,23 @@ const (
 )
 
 // Bracketed paste markers, as the terminal sends them around a paste while
-// DEC private mode 2004 is on. Changing these variables does not change what
-// the Parser looks for.
-var (
-	StartMarker = []byte(startSeq)
-	EndMarker   = []byte(endSeq)
+// DEC private mode 2004 is on.
+const (
+	StartMarker = "\x1b[200~"
+	EndMarker   = "\x1b[201~"
 )
 
 const (
-	startSeq = "\x1b[200~"
-	endSeq   = "\x1b[201~"
-	esc      = 0x1b
+	esc = 0x1b
 
 	// markerLen is the length of both markers; a held prefix is shorter.
-	markerLen = len(startSeq)
+	markerLen = len(StartMarker)
 )
 
-// The Parser's own copies of the markers, which callers cannot change.
+// The markers as the Parser compares them.
 var (
-	startMarker = []byte(startSeq)
-	endMarker   = []byte(endSeq)
+	startMarker = []byte(StartMarker)
+	endMarker   = []byte(EndMarker)
 )
 
 // Sink receives the Parser's events. A slice passed to it is valid only

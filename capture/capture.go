@@ -39,7 +39,7 @@ const RepeatWindow = 60 * time.Second
 // Config is the policy of one session.
 type Config struct {
 	MinBytes  int // a paste of at least this many bytes is large
-	MinLines  int // ... or of at least this many lines
+	MinLines  int // ... or of at least this many lines (see isLarge)
 	RefFormat RefFormat
 
 	// Open returns the store session, creating it on first use. It is
@@ -53,6 +53,13 @@ type Config struct {
 	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
 	// and decisions. Neither ever receives paste text. Either may be nil.
 	Logf, Debugf func(format string, args ...any)
+}
+
+// isLarge is the one rule for what counts as a large paste: at least
+// MinBytes bytes as the terminal sent them, or at least MinLines lines of
+// text, counted as an editor does (see paste.lines).
+func (c *Config) isLarge(bytes, lines int64) bool {
+	return bytes >= int64(c.MinBytes) || lines >= int64(c.MinLines)
 }
 
 // Input is the filter on the user's keystrokes: typed bytes pass at once,
@@ -119,15 +126,51 @@ func (in *Input) end() error {
 
 // send writes p to the child, keeping the first error of the call. The
 // stream goes on after an error, as ptyproxy does.
-func (in *Input) send(p ...[]byte) {
-	for _, b := range p {
-		if len(b) == 0 {
-			continue
-		}
-		if _, err := in.w.Write(b); err != nil && in.err == nil {
-			in.err = fmt.Errorf("write to child: %w", err)
-		}
+func (in *Input) send(p []byte) {
+	if len(p) == 0 {
+		return
 	}
+	if _, err := in.w.Write(p); err != nil && in.err == nil {
+		in.err = fmt.Errorf("write to child: %w", err)
+	}
+}
+
+// The paste markers, as the child receives them around a paste.
+var (
+	startMarker = []byte(bracketed.StartMarker)
+	endMarker   = []byte(bracketed.EndMarker)
+)
+
+// Every paste reaches the child through openDelivery, then its body, then
+// closeDelivery, whatever the body is (the paste as the terminal sent it,
+// its reference, or its replay after a failure): wrapped in the paste
+// markers exactly when the child has bracketed paste (mode 2004) on as the
+// delivery starts, so that it sees a paste as it would without pbwrap.
+
+// openDelivery starts a paste's delivery and reports whether it is
+// bracketed, for closeDelivery.
+func (in *Input) openDelivery() (bracketed bool) {
+	bracketed = in.cfg.Mode()
+	if bracketed {
+		in.send(startMarker)
+	}
+	return bracketed
+}
+
+// closeDelivery ends a paste's delivery that openDelivery started.
+func (in *Input) closeDelivery(bracketed bool) {
+	if bracketed {
+		in.send(endMarker)
+	}
+}
+
+// deliver sends body to the child as one whole paste and reports whether
+// it was bracketed.
+func (in *Input) deliver(body []byte) (bracketed bool) {
+	bracketed = in.openDelivery()
+	in.send(body)
+	in.closeDelivery(bracketed)
+	return bracketed
 }
 
 // Typed implements bracketed.Sink: keystrokes go straight through.
@@ -157,7 +200,9 @@ func (in *Input) PasteData(p []byte) {
 		before := len(ps.pending)
 		ps.pending = ps.norm.write(ps.pending, p)
 		ps.pendingLF += int64(countLF(ps.pending[before:])) // Only what is new: a paste may come a byte at a time.
-		if ps.rawBytes >= int64(in.cfg.MinBytes) || ps.pendingLF >= int64(in.cfg.MinLines) {
+		// The lines complete so far: a count that only grows, so a paste
+		// found large here is large at its end too.
+		if in.cfg.isLarge(ps.rawBytes, ps.pendingLF) {
 			in.spill(ps)
 		}
 		return
@@ -179,7 +224,7 @@ func (in *Input) PasteEnd() {
 	}
 	ps.pending = ps.norm.flush(ps.pending)
 	if ps.text == nil {
-		if linesOf(ps.pending) < int64(in.cfg.MinLines) && ps.rawBytes < int64(in.cfg.MinBytes) {
+		if !in.cfg.isLarge(ps.rawBytes, linesOf(ps.pending)) {
 			ps.account(ps.pending)
 			in.deliverSmall(ps)
 			return
@@ -200,25 +245,12 @@ func (in *Input) PasteEnd() {
 
 // deliverSmall sends a paste under the threshold as the terminal sent it.
 func (in *Input) deliverSmall(ps *paste) {
-	bracketedMode := in.cfg.Mode()
-	in.sendPaste(bracketedMode, ps.raw)
+	bracketedMode := in.deliver(ps.raw)
 	in.cfg.Debugf("paste: %d bytes, %d lines: inline (under the threshold)", ps.rawBytes, ps.lines())
 	in.record(store.PasteRecord{
 		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: hex.EncodeToString(ps.hash.Sum(nil)),
 		Time: in.now, Bracketed: bracketedMode, Outcome: store.OutcomeInline, Reason: "under the threshold",
 	}, false)
-}
-
-// sendPaste sends body to the child, wrapped in paste markers when the
-// child has asked for them.
-func (in *Input) sendPaste(bracketedMode bool, body ...[]byte) {
-	if bracketedMode {
-		in.send(bracketed.StartMarker)
-	}
-	in.send(body...)
-	if bracketedMode {
-		in.send(bracketed.EndMarker)
-	}
 }
 
 // spill starts saving the paste: two temp files in the session, one for
@@ -278,10 +310,7 @@ func (in *Input) fallback(ps *paste, cause error, rest []byte) {
 	ps.inline = true
 	ps.reason = cause.Error()
 	in.cfg.Logf("paste: saving failed, delivering inline: %v", cause)
-	ps.bracketed = in.cfg.Mode()
-	if ps.bracketed {
-		in.send(bracketed.StartMarker)
-	}
+	ps.bracketed = in.openDelivery()
 	if ps.rawTemp != nil {
 		if err := in.replay(ps.rawTemp); err != nil {
 			in.cfg.Logf("paste: replaying the saved part: %v", err)
@@ -294,9 +323,7 @@ func (in *Input) fallback(ps *paste, cause error, rest []byte) {
 
 // finishFallback ends a paste that went inline after a failure.
 func (in *Input) finishFallback(ps *paste) {
-	if ps.bracketed {
-		in.send(bracketed.EndMarker)
-	}
+	in.closeDelivery(ps.bracketed)
 	in.record(store.PasteRecord{
 		Bytes: ps.rawBytes, Time: in.now, Bracketed: ps.bracketed,
 		Outcome: store.OutcomeFallback, Reason: ps.reason,
@@ -309,18 +336,19 @@ func (in *Input) replay(t *store.Temp) error {
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		in.send(buf[:n])
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	defer r.Close() // Best effort: only read.
+	_, err = io.Copy(toChild{in}, r)
+	return err
+}
+
+// toChild is an io.Writer that sends to the child. It never fails: the
+// first error writing to the child is kept for the caller of the filter
+// (see send), so that a copy stops only for an error reading its source.
+type toChild struct{ in *Input }
+
+func (w toChild) Write(p []byte) (int, error) {
+	w.in.send(p)
+	return len(p), nil
 }
 
 // commit finishes a saved paste: the same text again within RepeatWindow
@@ -328,9 +356,8 @@ func (in *Input) replay(t *store.Temp) error {
 // reference is typed into the child.
 func (in *Input) commit(ps *paste) {
 	sum := hex.EncodeToString(ps.hash.Sum(nil))
-	if at, ok := in.recent[sum]; ok && in.now.Sub(at) < RepeatWindow {
+	if at, ok := in.recent[sum]; ok && in.now.Sub(at) < RepeatWindow && in.repeat(ps, sum) {
 		delete(in.recent, sum)
-		in.repeat(ps, sum)
 		return
 	}
 	n, path, reused, err := in.sess.CommitPaste(ps.text, sum)
@@ -342,8 +369,7 @@ func (in *Input) commit(ps *paste) {
 	ps.text = nil
 	ps.discard()
 	ref := in.cfg.RefFormat.render(refValues{path: path, bytes: ps.textBytes, lines: ps.lines(), sha256: sum, n: n})
-	bracketedMode := in.cfg.Mode()
-	in.sendPaste(bracketedMode, []byte(ref))
+	bracketedMode := in.deliver([]byte(ref))
 	in.recent[sum] = in.now
 	in.cfg.Debugf("paste: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.textBytes, ps.lines(), path, reused, bracketedMode)
 	in.record(store.PasteRecord{
@@ -353,24 +379,28 @@ func (in *Input) commit(ps *paste) {
 }
 
 // repeat delivers a paste inline because the same text was saved moments
-// ago: the user pasted again to get the text itself.
-func (in *Input) repeat(ps *paste, sum string) {
-	bracketedMode := in.cfg.Mode()
-	if bracketedMode {
-		in.send(bracketed.StartMarker)
+// ago: the user pasted again to get the text itself. It reports false,
+// having sent nothing, when the paste as received cannot be read back;
+// the caller then saves it as any other.
+func (in *Input) repeat(ps *paste, sum string) bool {
+	r, err := ps.rawTemp.Open()
+	if err != nil {
+		in.cfg.Logf("paste: pasted again, but cannot replay it: %v", err)
+		return false
 	}
-	if err := in.replay(ps.rawTemp); err != nil {
+	defer r.Close() // Best effort: only read.
+	bracketedMode := in.openDelivery()
+	if _, err := io.Copy(toChild{in}, r); err != nil {
 		in.cfg.Logf("paste: replaying a repeated paste: %v", err)
 	}
-	if bracketedMode {
-		in.send(bracketed.EndMarker)
-	}
+	in.closeDelivery(bracketedMode)
 	ps.discard()
 	in.cfg.Debugf("paste: %d bytes pasted again within %v: inline", ps.textBytes, RepeatWindow)
 	in.record(store.PasteRecord{
 		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now, Bracketed: bracketedMode,
 		Outcome: store.OutcomeInline, Reason: "pasted again within " + RepeatWindow.String(),
 	}, false)
+	return true
 }
 
 // session returns the store session, opening it if need be.

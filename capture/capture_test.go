@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,14 +27,14 @@ type rig struct {
 	child bytes.Buffer
 	now   time.Time
 	mode  bool
-	root  string
+	root  string // made on first use when the test sets none
 	sess  *store.Session
 	logs  []string
 }
 
 func newRig(t *testing.T, cfg Config) *rig {
 	t.Helper()
-	r := &rig{t: t, now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), root: filepath.Join(t.TempDir(), "root")}
+	r := &rig{t: t, now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	if cfg.MinBytes == 0 {
 		cfg.MinBytes = DefaultMinBytes
 	}
@@ -46,15 +47,35 @@ func newRig(t *testing.T, cfg Config) *rig {
 	cfg.Mode = func() bool { return r.mode }
 	cfg.Logf = func(format string, args ...any) { r.logs = append(r.logs, fmt.Sprintf(format, args...)) }
 	r.in = NewInput(cfg)
-	t.Cleanup(func() {
-		if r.sess != nil {
-			r.sess.Close()
-		}
-	})
+	t.Cleanup(r.close)
 	return r
 }
 
+// close closes the rig's session, if it has one; the files stay.
+func (r *rig) close() {
+	if r.sess != nil {
+		r.sess.Close()
+		r.sess = nil
+	}
+}
+
+// fastTempDir is a temporary directory on a memory file system when there
+// is one, where the syncs that every saved paste costs are free: for tests
+// that save thousands of pastes. It is removed at the end of the test.
+func fastTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "pbwrap-capture-test-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 func (r *rig) open() (*store.Session, error) {
+	if r.root == "" {
+		r.root = filepath.Join(r.t.TempDir(), "root")
+	}
 	root, err := store.OpenRoot(r.root)
 	if err != nil {
 		return nil, err
@@ -172,14 +193,22 @@ func TestThresholds(t *testing.T) {
 		{"--min-lines 2", Config{MinLines: 2}, "a\rb", true},
 		{"--min-lines 2, one line", Config{MinLines: 2}, "ab\r", false},
 	} {
-		r := newRig(t, tc.cfg)
-		r.feed(start+tc.body+end, 100)
-		saved := strings.HasPrefix(r.child.String(), "[paste saved: ")
-		if saved != tc.saved {
-			t.Errorf("%s: saved %v, want %v (child got %.60q)", tc.name, saved, tc.saved, r.child.String())
-		}
-		if !tc.saved && r.child.String() != tc.body {
-			t.Errorf("%s: inline paste altered", tc.name)
+		// Every read size: the decision is taken on the counts so far
+		// while the paste arrives, and on the whole at its end.
+		input := start + tc.body + end
+		root := fastTempDir(t)
+		for size := 1; size <= len(input); size++ {
+			r := newRig(t, tc.cfg)
+			r.root = filepath.Join(root, strconv.Itoa(size))
+			r.feed(input, size)
+			saved := strings.HasPrefix(r.child.String(), "[paste saved: ")
+			if saved != tc.saved {
+				t.Fatalf("%s, reads of %d: saved %v, want %v (child got %.60q)", tc.name, size, saved, tc.saved, r.child.String())
+			}
+			if !tc.saved && r.child.String() != tc.body {
+				t.Fatalf("%s, reads of %d: inline paste altered", tc.name, size)
+			}
+			r.close()
 		}
 	}
 }
