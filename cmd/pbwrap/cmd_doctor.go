@@ -60,7 +60,7 @@ func runDoctor(c *command, cfg *config, args []string) error {
 	for _, p := range d.problems {
 		fmt.Printf("  - %s\n", p)
 	}
-	return exitStatus(1)
+	return quietExit(1)
 }
 
 func (d *doctor) checkRoot(cfg *config) string {

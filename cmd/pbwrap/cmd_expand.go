@@ -50,7 +50,7 @@ func runExpand(c *command, _ *config, args []string) error {
 	var perr *pasteref.Error
 	if errors.As(err, &perr) {
 		fmt.Fprint(os.Stderr, perr.Report(expandAction))
-		return exitStatus(1)
+		return quietExit(1)
 	}
 	if err != nil {
 		return err

@@ -120,5 +120,5 @@ func hookDirs(cfg *config) []string {
 // which Claude Code and Codex show to the model.
 func hookRefused(err error) error {
 	fmt.Fprintf(os.Stderr, "pbwrap hook: %v\n", err)
-	return exitStatus(2)
+	return quietExit(2)
 }

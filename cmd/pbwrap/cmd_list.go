@@ -31,7 +31,7 @@ The format number changes only when a field changes meaning or goes away.`,
 // listFormat is the version of list's JSON schema.
 const listFormat = 1
 
-// savedPaste is one saved paste file, as list, show and stats see it.
+// savedPaste is one saved paste file, as list and show see it.
 type savedPaste struct {
 	Time    time.Time `json:"time"`
 	Session string    `json:"session"`

@@ -23,12 +23,20 @@ const (
 	fromFlag    source = "flag"
 )
 
-// setting is one configuration value as given, before it is checked.
+// A setting is one configuration value: its flag, its environment
+// variable, its help, and how it parses itself into the config.
 type setting struct {
 	flag, env string // --flag and its environment variable
-	value     string
-	from      source
-	isBool    bool
+	arg       string // the value's name in help ("DIR"); "" for a switch, which takes no value
+	help      string // for pbwrap --help: what it does
+	shown     string // the default as help shows it, when not the value itself
+
+	value string // as given, before it is checked
+	from  source
+
+	// apply checks value and stores it in the config; its error is a
+	// one-line usage error naming the flag or variable (see name).
+	apply func(s *setting, cfg *config) error
 }
 
 // config is pbwrap's configuration: flags over environment over defaults,
@@ -47,18 +55,31 @@ type config struct {
 	ttl         time.Duration
 }
 
-// newSettings lists every setting with its default.
+// newSettings lists every setting with its default, in the order help
+// and doctor show them.
 func newSettings() []*setting {
 	return []*setting{
-		{flag: "off", env: "PBWRAP_OFF", value: "0", isBool: true},
-		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0", isBool: true},
-		{flag: "debug", env: "PBWRAP_DEBUG", value: "0", isBool: true},
-		{flag: "root", env: "PBWRAP_ROOT", value: store.DefaultRoot()},
-		{flag: "min-bytes", env: "PBWRAP_MIN_BYTES", value: strconv.Itoa(capture.DefaultMinBytes)},
-		{flag: "min-lines", env: "PBWRAP_MIN_LINES", value: strconv.Itoa(capture.DefaultMinLines)},
-		{flag: "ref-format", env: "PBWRAP_REF_FORMAT", value: capture.DefaultRefFormat},
-		{flag: "log", env: "PBWRAP_LOG", value: ""},
-		{flag: "ttl", env: "PBWRAP_TTL", value: store.DefaultTTL.String()},
+		{flag: "root", env: "PBWRAP_ROOT", arg: "DIR", value: store.DefaultRoot(), shown: "$TMPDIR/pbwrap-UID",
+			help: "where pastes are saved (must be yours, not a symlink)", apply: applyRoot},
+		{flag: "min-bytes", env: "PBWRAP_MIN_BYTES", arg: "N", value: strconv.Itoa(capture.DefaultMinBytes),
+			help: "a paste this long is large", apply: positive("bytes", func(c *config) *int { return &c.minBytes })},
+		{flag: "min-lines", env: "PBWRAP_MIN_LINES", arg: "N", value: strconv.Itoa(capture.DefaultMinLines),
+			help: "... or with this many lines", apply: positive("lines", func(c *config) *int { return &c.minLines })},
+		{flag: "ref-format", env: "PBWRAP_REF_FORMAT", arg: "TMPL", value: capture.DefaultRefFormat,
+			help: "the reference typed instead (also {bytes} {lines} {sha256} {n}; no newlines)", apply: applyRefFormat},
+		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions and fallbacks here",
+			apply: func(s *setting, c *config) error { c.logPath = s.value; return nil }},
+		{flag: "debug", env: "PBWRAP_DEBUG", value: "0",
+			help:  "log per-paste sizes and paths too, never text (to the session's debug.log without --log)",
+			apply: boolean(func(c *config) *bool { return &c.debug })},
+		{flag: "ttl", env: "PBWRAP_TTL", arg: "DURATION", value: shortDuration(store.DefaultTTL),
+			help:  "keep ended sessions this long (older ones are removed at start and by pbwrap clean)",
+			apply: duration(func(c *config) *time.Duration { return &c.ttl })},
+		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
+			help:  "do not add the flag that lets a known agent read the saved pastes (claude --add-dir=ROOT, gemini and qwen --include-directories ROOT)",
+			apply: boolean(func(c *config) *bool { return &c.noAgentArgs })},
+		{flag: "off", env: "PBWRAP_OFF", value: "0", help: "run COMMAND directly, wrapping nothing",
+			apply: boolean(func(c *config) *bool { return &c.off })},
 	}
 }
 
@@ -70,11 +91,7 @@ func parseFlags(args []string) (*config, []string, error) {
 	fs := flag.NewFlagSet("pbwrap", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	for _, s := range cfg.settings {
-		if s.isBool {
-			fs.Var(boolFlag{s}, s.flag, "")
-		} else {
-			fs.Var(stringFlag{s}, s.flag, "")
-		}
+		fs.Var(flagValue{s}, s.flag, "")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,51 +100,24 @@ func parseFlags(args []string) (*config, []string, error) {
 		return nil, nil, usagef("%v", err)
 	}
 	for _, s := range cfg.settings {
-		if s.from == fromDefault || s.from == "" {
+		if s.from != fromFlag {
 			s.from = fromDefault
 			if v, ok := os.LookupEnv(s.env); ok && v != "" {
 				s.value, s.from = v, fromEnv
 			}
 		}
 	}
-	if err := cfg.check(); err != nil {
+	if err := cfg.apply(); err != nil {
 		return nil, nil, err
 	}
 	return cfg, fs.Args(), nil
 }
 
-// check turns the settings into values, refusing bad ones with a one-line
-// usage error that names the flag or variable and the value.
-func (cfg *config) check() error {
-	var err error
+// apply has every setting check and store its value, stopping at the
+// first bad one.
+func (cfg *config) apply() error {
 	for _, s := range cfg.settings {
-		switch s.flag {
-		case "off":
-			cfg.off, err = s.bool()
-		case "no-agent-args":
-			cfg.noAgentArgs, err = s.bool()
-		case "debug":
-			cfg.debug, err = s.bool()
-		case "root":
-			if s.value == "" {
-				err = usagef("%s: empty path", s.name())
-			}
-			cfg.root = s.value
-		case "min-bytes":
-			cfg.minBytes, err = s.positive("bytes")
-		case "min-lines":
-			cfg.minLines, err = s.positive("lines")
-		case "ref-format":
-			var perr error
-			if cfg.refFormat, perr = capture.ParseRefFormat(s.value); perr != nil {
-				err = usagef("%s: %v", s.name(), perr)
-			}
-		case "log":
-			cfg.logPath = s.value
-		case "ttl":
-			cfg.ttl, err = s.duration()
-		}
-		if err != nil {
+		if err := s.apply(s, cfg); err != nil {
 			return err
 		}
 	}
@@ -143,40 +133,7 @@ func (s *setting) name() string {
 	return "--" + s.flag
 }
 
-func (s *setting) bool() (bool, error) {
-	switch strings.ToLower(s.value) {
-	case "", "0", "false", "no", "off":
-		return false, nil
-	case "1", "true", "yes", "on":
-		return true, nil
-	}
-	return false, usagef("%s=%q: want 1 or 0", s.name(), s.value)
-}
-
-func (s *setting) duration() (time.Duration, error) {
-	d, err := parseDuration(s.value)
-	if err != nil {
-		return 0, usagef("%s=%q: %v", s.name(), s.value, err)
-	}
-	return d, nil
-}
-
-// parseDuration reads a positive Go duration ("168h", "90m").
-func parseDuration(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("want a positive duration such as 168h or 30m")
-	}
-	return d, nil
-}
-
-func (s *setting) positive(unit string) (int, error) {
-	n, err := strconv.Atoi(s.value)
-	if err != nil || n < 1 {
-		return 0, usagef("%s=%q: want a whole number of %s, at least 1", s.name(), s.value, unit)
-	}
-	return n, nil
-}
+func (s *setting) isSwitch() bool { return s.arg == "" }
 
 // find returns the setting of a flag.
 func (cfg *config) find(flag string) *setting {
@@ -188,22 +145,101 @@ func (cfg *config) find(flag string) *setting {
 	panic("no setting " + flag)
 }
 
-type stringFlag struct{ s *setting }
-
-func (f stringFlag) String() string { return "" }
-func (f stringFlag) Set(v string) error {
-	f.s.value, f.s.from = v, fromFlag
+func applyRoot(s *setting, c *config) error {
+	if s.value == "" {
+		return usagef("%s: empty path", s.name())
+	}
+	c.root = s.value
 	return nil
 }
 
-type boolFlag struct{ s *setting }
+func applyRefFormat(s *setting, c *config) error {
+	f, err := capture.ParseRefFormat(s.value)
+	if err != nil {
+		return usagef("%s: %v", s.name(), err)
+	}
+	c.refFormat = f
+	return nil
+}
 
-func (f boolFlag) String() string   { return "" }
-func (f boolFlag) IsBoolFlag() bool { return true }
-func (f boolFlag) Set(v string) error {
-	f.s.value, f.s.from = v, fromFlag
-	if _, err := f.s.bool(); err != nil {
+// boolean parses a switch into the field of the config that field returns.
+func boolean(field func(*config) *bool) func(*setting, *config) error {
+	return func(s *setting, c *config) error {
+		v, ok := parseBool(s.value)
+		if !ok {
+			return usagef("%s=%q: want 1 or 0", s.name(), s.value)
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+// parseBool reads a switch's value as the environment gives it.
+func parseBool(v string) (value, ok bool) {
+	switch strings.ToLower(v) {
+	case "", "0", "false", "no", "off":
+		return false, true
+	case "1", "true", "yes", "on":
+		return true, true
+	}
+	return false, false
+}
+
+// positive parses a whole number of units, at least 1.
+func positive(unit string, field func(*config) *int) func(*setting, *config) error {
+	return func(s *setting, c *config) error {
+		n, err := strconv.Atoi(s.value)
+		if err != nil || n < 1 {
+			return usagef("%s=%q: want a whole number of %s, at least 1", s.name(), s.value, unit)
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// duration parses a positive duration.
+func duration(field func(*config) *time.Duration) func(*setting, *config) error {
+	return func(s *setting, c *config) error {
+		d, err := parseDuration(s.value)
+		if err != nil {
+			return usagef("%s=%q: %v", s.name(), s.value, err)
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// shortDuration writes d as a person would: 168h, not 168h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// parseDuration reads a positive Go duration ("168h", "90m").
+func parseDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a positive duration such as 168h or 30m")
+	}
+	return d, nil
+}
+
+// flagValue is a setting as the flag package sees it: a switch is a
+// boolean flag (--off, --off=false).
+type flagValue struct{ s *setting }
+
+func (f flagValue) String() string   { return "" }
+func (f flagValue) IsBoolFlag() bool { return f.s.isSwitch() }
+func (f flagValue) Set(v string) error {
+	if _, ok := parseBool(v); f.s.isSwitch() && !ok {
 		return fmt.Errorf("want true or false")
 	}
+	f.s.value, f.s.from = v, fromFlag
 	return nil
 }

@@ -3,10 +3,25 @@
 //
 // Usage:
 //
-//	pbwrap [flags] [--] COMMAND [ARGS...]
-//	pbwrap help | version
+//	pbwrap [flags] [--] COMMAND [ARGS...]   run COMMAND wrapped
+//	pbwrap list [--json]                    list the saved pastes
+//	pbwrap show [last | SESSION[:N] | PATH] print a saved paste
+//	pbwrap stats                            count what was kept out of context
+//	pbwrap clean [--all] [--older-than D] [--dry-run]
+//	                                        remove old saved pastes
+//	pbwrap doctor                           check the root, terminal and agents
+//	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
+//	pbwrap hook claude|codex                an agent's PreToolUse hook
+//	pbwrap version                          print pbwrap's version
+//	pbwrap help [COMMAND | agents]          print help
 //
 // Run pbwrap --help for the flags and environment variables.
+//
+// The code: main.go decides the exit status; run.go reads the command
+// line; config.go holds the settings (flags and environment); help.go
+// makes the help from the tables of commands and settings; commands.go
+// is the command table, and each cmd_*.go one command; wrap.go runs a
+// command wrapped, with agents.go for what known agents need.
 package main
 
 import (
@@ -25,11 +40,13 @@ func main() {
 	os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
 }
 
-// exitStatus is an error that carries the wrapped command's exit status,
-// which pbwrap passes on without a word.
-type exitStatus int
+// quietExit ends pbwrap with its exit status and no message: the wrapped
+// command's status, passed on without a word, or the status a command of
+// pbwrap's chose after it said what there was to say (doctor's problems, a
+// refused expansion or hook call).
+type quietExit int
 
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e quietExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // usageError is a mistake on the command line: it is reported with the
 // usage line (pbwrap's, or the command's) and exit status 2.
@@ -45,7 +62,7 @@ func usagef(format string, args ...any) error {
 // that decides it, writing the error, if any, as one line to stderr.
 func exitCode(err error, stderr io.Writer) int {
 	var (
-		status  exitStatus
+		status  quietExit
 		usage   *usageError
 		execErr *ptyproxy.ExecError
 	)

@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,8 +30,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status":    cmdStatus,
-			"mksession": cmdMksession,
+			"status":     cmdStatus,
+			"mksession":  cmdMksession,
+			"helpcovers": cmdHelpCovers,
 		},
 	})
 }
@@ -58,6 +62,66 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdHelpCovers checks that help leaves out none of pbwrap's commands
+// and help topics, however many the tables hold:
+//
+//	helpcovers
+//
+// Each command in the command table is in pbwrap help, with its usage, and
+// in the package doc of cmd/pbwrap; pbwrap COMMAND --help prints its
+// usage line first, and so does pbwrap help COMMAND. Each topic is in
+// pbwrap help and pbwrap help TOPIC prints its text.
+func cmdHelpCovers(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 0 {
+		ts.Fatalf("usage: helpcovers")
+	}
+	doc := packageDoc(ts)
+	ts.Check(ts.Exec("pbwrap", "help"))
+	help := ts.ReadFile("stdout")
+	for _, c := range commands {
+		usage := "pbwrap " + c.usage
+		if !strings.Contains(help, "\n  "+usage) {
+			ts.Fatalf("pbwrap help does not list %q", usage)
+		}
+		if !strings.Contains(doc, "\tpbwrap "+c.name) {
+			ts.Fatalf("the package doc of cmd/pbwrap does not list pbwrap %s", c.name)
+		}
+		for _, argv := range [][]string{{c.name, "--help"}, {"help", c.name}} {
+			ts.Check(ts.Exec("pbwrap", argv...))
+			if got := ts.ReadFile("stdout"); !strings.HasPrefix(got, "usage: "+usage+"\n") {
+				ts.Fatalf("pbwrap %s printed %.60q, want its usage line first", strings.Join(argv, " "), got)
+			}
+		}
+	}
+	for _, topic := range helpTopics {
+		if !strings.Contains(help, "\n  pbwrap help "+topic.name) {
+			ts.Fatalf("pbwrap help does not list the topic %s", topic.name)
+		}
+		ts.Check(ts.Exec("pbwrap", "help", topic.name))
+		if ts.ReadFile("stdout") != topic.text {
+			ts.Fatalf("pbwrap help %s does not print the topic's text", topic.name)
+		}
+	}
+}
+
+// packageDoc returns the package doc of cmd/pbwrap, read from its source.
+func packageDoc(ts *testscript.TestScript) string {
+	files, err := filepath.Glob("*.go")
+	ts.Check(err)
+	var doc strings.Builder
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments|parser.PackageClauseOnly)
+		ts.Check(err)
+		if f.Doc != nil {
+			doc.WriteString(f.Doc.Text())
+		}
+	}
+	return doc.String()
 }
 
 // cmdMksession makes a session as a pbwrap run would have left it, with

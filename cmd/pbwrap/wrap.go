@@ -29,51 +29,53 @@ func wrap(cfg *config, argv []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.off || os.Getenv("PBWRAP_SESSION") != "" || !term.IsTerminal(0) || !term.IsTerminal(1) {
+	if passThrough(cfg) {
 		return ptyproxy.Exec(path, argv, os.Environ())
 	}
 	s := newSessionOpener(cfg, filepath.Base(argv[0]))
 	defer s.close()
-	logPath := cfg.logPath
-	if logPath == "" && cfg.debug && s.sess != nil {
-		logPath = filepath.Join(s.sess.Dir, "debug.log")
-	}
-	logger, closeLog, err := openLog(logPath)
+	logs, err := openLogs(cfg, s)
 	if err != nil {
-		return usagef("%s: %v", cfg.find("log").name(), err)
+		return err
 	}
-	defer closeLog()
-	logf := logger.Printf
-	debugf := func(string, ...any) {}
-	if cfg.debug {
-		debugf = logger.Printf
-	}
-	s.logf = logf
-	if s.rootErr != nil {
-		logf("store: %v", s.rootErr)
-		// Said once, before the child owns the terminal: pastes will go
-		// inline until the root is fixed.
-		fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (pbwrap doctor tells more)\n", s.rootErr)
-	}
+	defer logs.close()
+	s.logf = logs.logf
+	s.sayIfUnsaved()
 	if !cfg.noAgentArgs && s.root != "" {
 		argv = agentArgs(argv, s.root)
 	}
-	debugf("start: %s, session %s, root %s", argv, s.id, s.root)
+	logs.debugf("start: %s, session %s, root %s", argv, s.id, s.root)
+	waitCleanup := startCleanup(s.root, cfg.ttl, logs)
+	defer waitCleanup()
+	status, err := ptyproxy.Run(proxyConfig(cfg, path, argv, s, logs))
+	if err != nil {
+		return err
+	}
+	logs.debugf("exit: status %d", status)
+	return quietExit(status)
+}
 
-	cleaned := startCleanup(s.root, cfg.ttl, logf, debugf)
-	defer cleaned()
+// passThrough reports whether the command runs directly, unwrapped: when
+// pbwrap is off, already runs around this process (PBWRAP_SESSION), or
+// standard input or output is not a terminal.
+func passThrough(cfg *config) bool {
+	return cfg.off || os.Getenv("PBWRAP_SESSION") != "" || !term.IsTerminal(0) || !term.IsTerminal(1)
+}
 
-	out := capture.NewOutput(debugf)
+// proxyConfig wires the paste capture filters between the terminal and
+// the command.
+func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs *logs) ptyproxy.Config {
+	out := capture.NewOutput(logs.debugf)
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
 		RefFormat: cfg.refFormat,
 		Open:      s.open,
 		Mode:      out.Mode,
-		Logf:      logf,
-		Debugf:    debugf,
+		Logf:      logs.logf,
+		Debugf:    logs.debugf,
 	})
-	status, err := ptyproxy.Run(ptyproxy.Config{
+	return ptyproxy.Config{
 		Path:          path,
 		Args:          argv,
 		Env:           s.childEnv(os.Environ()),
@@ -81,13 +83,34 @@ func wrap(cfg *config, argv []string) error {
 		Output:        out,
 		TerminalSetup: bracketedOn,
 		TerminalReset: bracketedOff,
-		Logf:          logf,
-	})
-	if err != nil {
-		return err
+		Logf:          logs.logf,
 	}
-	debugf("exit: status %d", status)
-	return exitStatus(status)
+}
+
+// logs are where pbwrap says what it does: logf for decisions and
+// failures, debugf for per-paste details with --debug. Neither ever
+// writes to the terminal, which belongs to the child.
+type logs struct {
+	logf, debugf func(format string, args ...any)
+	close        func()
+}
+
+// openLogs opens the log that cfg asks for: --log, or the session's
+// debug.log with --debug alone, or none.
+func openLogs(cfg *config, s *sessionOpener) (*logs, error) {
+	path := cfg.logPath
+	if path == "" && cfg.debug && s.sess != nil {
+		path = filepath.Join(s.sess.Dir, "debug.log")
+	}
+	logger, closeLog, err := openLog(path)
+	if err != nil {
+		return nil, usagef("%s: %v", cfg.find("log").name(), err)
+	}
+	l := &logs{logf: logger.Printf, debugf: func(string, ...any) {}, close: closeLog}
+	if cfg.debug {
+		l.debugf = logger.Printf
+	}
+	return l, nil
 }
 
 // cleanupWait bounds how long pbwrap, its child gone, waits for the
@@ -97,7 +120,7 @@ const cleanupWait = 2 * time.Second
 // startCleanup removes expired sessions in the background, so that the
 // child starts at once, and returns a function that waits for it (within
 // cleanupWait) before pbwrap exits.
-func startCleanup(root string, ttl time.Duration, logf, debugf func(string, ...any)) (wait func()) {
+func startCleanup(root string, ttl time.Duration, logs *logs) (wait func()) {
 	if root == "" {
 		return func() {}
 	}
@@ -105,25 +128,30 @@ func startCleanup(root string, ttl time.Duration, logf, debugf func(string, ...a
 	go func() { // Ends when the cleanup does; waited for by wait.
 		defer close(done)
 		report, err := (&store.Cleaner{Root: root, TTL: ttl}).Clean()
-		switch {
-		case errors.Is(err, store.ErrCleanupBusy):
-			debugf("cleanup: %v", err)
-		case err != nil:
-			logf("cleanup: %v", err)
-		default:
-			for _, r := range report.Removed {
-				debugf("cleanup: removed session %s (%d bytes)", r.ID, r.Bytes)
-			}
-			for _, why := range report.Skipped {
-				logf("cleanup: left alone: %s", why)
-			}
-		}
+		logs.cleanup(report, err)
 	}()
 	return func() {
 		select {
 		case <-done:
 		case <-time.After(cleanupWait):
-			logf("cleanup: still running after %v; leaving it to the next run", cleanupWait)
+			logs.logf("cleanup: still running after %v; leaving it to the next run", cleanupWait)
+		}
+	}
+}
+
+// cleanup logs what a cleanup did.
+func (l *logs) cleanup(report *store.CleanReport, err error) {
+	switch {
+	case errors.Is(err, store.ErrCleanupBusy):
+		l.debugf("cleanup: %v", err)
+	case err != nil:
+		l.logf("cleanup: %v", err)
+	default:
+		for _, r := range report.Removed {
+			l.debugf("cleanup: removed session %s (%d bytes)", r.ID, r.Bytes)
+		}
+		for _, why := range report.Skipped {
+			l.logf("cleanup: left alone: %s", why)
 		}
 	}
 }
@@ -182,6 +210,17 @@ func (s *sessionOpener) open() (*store.Session, error) {
 	}
 	s.sess = sess
 	return sess, nil
+}
+
+// sayIfUnsaved tells the user, once and before the child owns the
+// terminal, that pastes will go inline because the store cannot be used
+// until the root is fixed.
+func (s *sessionOpener) sayIfUnsaved() {
+	if s.rootErr == nil {
+		return
+	}
+	s.logf("store: %v", s.rootErr)
+	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (pbwrap doctor tells more)\n", s.rootErr)
 }
 
 func (s *sessionOpener) close() {
