@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // Actions said to the model when a hook refuses a tool call.
@@ -288,9 +289,8 @@ func (s scope) contains(path string) bool {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	path = filepath.Clean(path)
 	for _, dir := range s {
-		if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if fsutil.Within(dir, path) {
 			return true
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // A RootCheck is the result of one of the checks CheckRoot runs.
@@ -19,143 +21,118 @@ type RootCheck struct {
 	Fix    string // when not OK, how to fix it, in one line: "chmod 700 /tmp/pbwrap-1000"
 }
 
-// CheckRoot runs OpenRoot's safety checks on the root at path without
-// creating or changing anything, and returns each check's result in
-// order, for `pbwrap doctor`. The checks of the path come first and all
-// run; the checks of the directory follow only when the path passed, and
-// stop at the first of "exists" and "is a directory, not a symlink" that
-// fails, since nothing more can be learnt. A missing root passes "exists"
-// when it can be created (OpenRoot creates it), and no further check runs.
+// CheckRoot runs the root's safety rules (rootRules), as OpenRoot,
+// ListSessions and Cleaner.Clean do, on the root at path, without creating
+// or changing anything, and returns each check's result in order, for
+// `pbwrap doctor`, which only formats them. The checks of the path come
+// first and all run; the checks of the directory follow only when the path
+// passed, and stop at the first of "exists" and "is a directory, not a
+// symlink" that fails, since nothing more can be learnt. A missing root
+// passes "exists" when it can be created (OpenRoot creates it), and no
+// further check runs.
 //
-// A root open to group or others fails "private (mode 0700)" although
-// OpenRoot accepts it, after removing those permission bits: until a
-// session starts, the root is as open as it is.
+// A root open to group or others fails "private (mode 0700)": until a
+// session starts and OpenRoot removes those permission bits, the root is
+// as open as it is. (Listing and cleaning use a root that group or others
+// can only read, and refuse one they can write to.)
 func CheckRoot(path string) []RootCheck {
-	checks := checkPath(path)
-	for _, c := range checks {
-		if !c.OK {
-			return checks
+	var checks []RootCheck
+	walkRules(newRootProbe(path), func(r rootRule, f finding) next {
+		checks = append(checks, RootCheck{Name: r.name, OK: f.ok, Detail: f.detail, Fix: f.fix})
+		if f.fails() {
+			return endGroup
 		}
-	}
-	fi, c := checkExists(path)
-	checks = append(checks, c)
-	if fi == nil {
-		return checks
-	}
-	c = checkIsDir(path, fi)
-	checks = append(checks, c)
-	if !c.OK {
-		return checks
-	}
-	return append(checks, checkOwner(fi), checkPrivate(path, fi))
-}
-
-// checkPath checks the path as checkRootPath does, one check for each
-// reason it refuses.
-func checkPath(path string) []RootCheck {
-	fix := "choose another root with --root or PBWRAP_ROOT"
-	checks := []RootCheck{
-		{Name: "path is absolute", OK: filepath.IsAbs(path)},
-		{Name: "path is valid UTF-8", OK: utf8.ValidString(path)},
-		{Name: "path has no control characters", OK: strings.IndexFunc(path, unicode.IsControl) < 0},
-		{Name: "path is not the filesystem root", OK: filepath.Dir(path) != filepath.Clean(path)},
-	}
-	details := []string{
-		"relative: references must carry the full path",
-		"not UTF-8: the agent would look for other bytes than the file's name",
-		"has a control character: a newline typed into the agent would submit its prompt",
-		"is the filesystem root",
-	}
-	for i := range checks {
-		if !checks[i].OK {
-			checks[i].Detail, checks[i].Fix = details[i], fix
-		}
-	}
+		return goOn
+	})
 	return checks
 }
 
-// checkExists returns the root's FileInfo, nil when it is missing or
-// cannot be examined.
-func checkExists(path string) (fs.FileInfo, RootCheck) {
-	c := RootCheck{Name: "exists"}
-	fi, err := os.Lstat(path)
+// The checks. Each describes what it found in detail (also when the root
+// passes, if there is something to say) and, when the root fails, says
+// how to fix it.
+
+// pathFinding is the finding of a check of the path, which passes when ok
+// and otherwise fails saying why.
+func pathFinding(ok bool, why string) finding {
+	if ok {
+		return finding{ok: true}
+	}
+	return finding{detail: why, fix: chooseRoot}
+}
+
+func checkAbsolute(p *rootProbe) finding {
+	return pathFinding(filepath.IsAbs(p.given), "is relative: references must carry the full path")
+}
+
+func checkUTF8(p *rootProbe) finding {
+	return pathFinding(utf8.ValidString(p.given),
+		"is not valid UTF-8: the agent, given a name that is not UTF-8, would look for other bytes than the file's")
+}
+
+func checkNoControl(p *rootProbe) finding {
+	return pathFinding(strings.IndexFunc(p.given, unicode.IsControl) < 0,
+		"contains a control character: a newline typed into the agent would submit its prompt")
+}
+
+func checkNotFSRoot(p *rootProbe) finding {
+	return pathFinding(filepath.Dir(p.given) != p.path, "is the filesystem root")
+}
+
+// checkExists looks the root up, not following a symlink, and keeps what
+// it finds for the checks after it. A missing root passes when it can be
+// created.
+func checkExists(p *rootProbe) finding {
+	fi, err := os.Lstat(p.path)
 	switch {
 	case err == nil:
-		c.OK = true
-		return fi, c
+		p.fi = fi
+		return finding{ok: true}
 	case !errors.Is(err, fs.ErrNotExist):
-		c.Detail = err.Error()
-		c.Fix = "check the directories above " + path + ", or choose another root with --root or PBWRAP_ROOT"
-		return nil, c
+		return finding{err: err, detail: err.Error(), fix: "check the directories above " + p.path + ", or " + chooseRoot}
 	}
-	parent := existingParent(path)
+	parent := fsutil.NearestExisting(filepath.Dir(p.path))
 	if err := canCreateIn(parent); err != nil {
-		c.Detail = fmt.Sprintf("missing, and cannot be created in %s: %v", parent, err)
-		c.Fix = "create it yourself (mkdir -m 700 -p " + path + "), or choose another root with --root or PBWRAP_ROOT"
-		return nil, c
+		return finding{missing: true, detail: fmt.Sprintf("missing, and cannot be created in %s: %v", parent, err),
+			fix: "create it yourself (mkdir -m 700 -p " + p.path + "), or " + chooseRoot}
 	}
-	c.OK = true
-	c.Detail = "not yet: pbwrap creates it, mode 0700, when a session starts"
-	return nil, c
+	return finding{ok: true, missing: true, detail: "not yet: pbwrap creates it, mode 0700, when a session starts"}
 }
 
-// existingParent returns the nearest directory above path that exists.
-func existingParent(path string) string {
-	dir := filepath.Dir(filepath.Clean(path))
-	for {
-		if _, err := os.Lstat(dir); err == nil || filepath.Dir(dir) == dir {
-			return dir
+func checkIsDir(p *rootProbe) finding {
+	switch m := p.fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		f := finding{detail: "is a symlink", fix: "remove the symlink (rm " + p.path + "), or " + chooseRoot}
+		if target, err := os.Readlink(p.path); err == nil {
+			f.detail += " to " + quoteName(target)
 		}
-		dir = filepath.Dir(dir)
+		return f
+	case !m.IsDir():
+		return finding{detail: "is not a directory: it is a " + fileKind(m), fix: "move it away, or " + chooseRoot}
 	}
+	return finding{ok: true}
 }
 
-func checkIsDir(path string, fi fs.FileInfo) RootCheck {
-	c := RootCheck{Name: "is a directory, not a symlink"}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		c.Detail = "is a symlink"
-		if target, err := os.Readlink(path); err == nil {
-			c.Detail += " to " + quoteName(target)
-		}
-		c.Fix = "remove the symlink (rm " + path + "), or choose another root with --root or PBWRAP_ROOT"
-	case !fi.IsDir():
-		c.Detail = "is a " + fileKind(fi.Mode())
-		c.Fix = "move it away, or choose another root with --root or PBWRAP_ROOT"
-	default:
-		c.OK = true
-	}
-	return c
-}
-
-func checkOwner(fi fs.FileInfo) RootCheck {
-	c := RootCheck{Name: "owned by you"}
-	uid, err := ownerUID(fi)
+func checkOwner(p *rootProbe) finding {
+	uid, err := ownerUID(p.fi)
 	switch {
 	case err != nil:
-		c.Detail = err.Error()
-		c.Fix = "choose another root with --root or PBWRAP_ROOT"
+		err = &fs.PathError{Op: "owner of", Path: p.path, Err: err}
+		return finding{err: err, detail: err.Error(), fix: chooseRoot}
 	case uid != os.Geteuid():
-		c.Detail = fmt.Sprintf("owned by uid %d, you are uid %d", uid, os.Geteuid())
-		c.Fix = "choose a root of your own with --root or PBWRAP_ROOT"
-	default:
-		c.OK = true
-		c.Detail = fmt.Sprintf("uid %d", uid)
+		return finding{detail: fmt.Sprintf("owned by uid %d, you are uid %d", uid, os.Geteuid()),
+			fix: "choose a root of your own with --root or PBWRAP_ROOT"}
 	}
-	return c
+	return finding{ok: true, detail: fmt.Sprintf("uid %d", uid)}
 }
 
-func checkPrivate(path string, fi fs.FileInfo) RootCheck {
-	c := RootCheck{Name: "private (mode 0700)"}
-	perm := fi.Mode().Perm()
-	c.Detail = fmt.Sprintf("mode %#o", perm)
-	if perm&groupOtherPerm == 0 {
-		c.OK = true
-		return c
+func checkPrivate(p *rootProbe) finding {
+	perm := p.fi.Mode().Perm()
+	f := finding{ok: perm&groupOtherPerm == 0, detail: fmt.Sprintf("mode %#o", perm)}
+	if !f.ok {
+		f.detail += ": " + openTo(perm)
+		f.fix = fmt.Sprintf("chmod %o %s (pbwrap does it when a session starts)", perm&^groupOtherPerm, p.path)
 	}
-	c.Detail += ": " + openTo(perm)
-	c.Fix = fmt.Sprintf("chmod %o %s (pbwrap does it when a session starts)", perm&^groupOtherPerm, path)
-	return c
+	return f
 }
 
 // openTo says who besides the owner can do what with a directory of mode
@@ -191,39 +168,4 @@ func fileKind(m fs.FileMode) string {
 		return "device"
 	}
 	return "file of type " + m.Type().String()
-}
-
-// checkExistingRoot runs OpenRoot's checks on the root at path, changing
-// nothing, and reports whether it exists; a missing root is no error. A
-// root open to group or others passes: only OpenRoot, which tightens it,
-// is concerned with who can read what pbwrap writes there.
-func checkExistingRoot(path string) (exists bool, err error) {
-	if err := checkRootPath(path); err != nil {
-		return false, err
-	}
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("store: check root %s: %w", path, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return false, unsafeRoot(path, "is a symlink")
-	case !fi.IsDir():
-		return false, unsafeRoot(path, "is not a directory")
-	}
-	uid, err := ownerUID(fi)
-	if err != nil {
-		return false, fmt.Errorf("store: check root %s: %w", path, err)
-	}
-	if uid != os.Geteuid() {
-		return false, unsafeRoot(path, fmt.Sprintf("owned by uid %d", uid))
-	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		// Another user who can write the root can swap a session for a
-		// symlink between the checks and the removals: refuse to clean
-		// or list it until pbwrap (OpenRoot) has tightened it.
-		return false, unsafeRoot(path, fmt.Sprintf("mode %#o: others can write to it (pbwrap makes it 0700 when it next runs, or chmod 700 it)", fi.Mode().Perm()))
-	}
-	return true, nil
 }

@@ -175,6 +175,16 @@ func TestCheckRootAgreesWithOpenRoot(t *testing.T) {
 	}
 }
 
+// checkExistingRoot runs the rules for listing and cleaning, as
+// openExistingRoot does, and reports whether the root exists.
+func checkExistingRoot(path string) (exists bool, err error) {
+	d, err := openExistingRoot(path)
+	if d != nil {
+		d.Close()
+	}
+	return d != nil, err
+}
+
 func formatChecks(checks []RootCheck) string {
 	var b strings.Builder
 	for _, c := range checks {

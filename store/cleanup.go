@@ -52,10 +52,12 @@ const maxSkippedNames = 5
 // whole and reported. The root itself always stays.
 type Cleaner struct {
 	// Root is the root, already resolved (ResolveRoot). It must pass the
-	// safety checks of OpenRoot (not a symlink, a directory, the user's, a
-	// path references can carry), but Clean never creates it: a missing
-	// root has nothing to clean and is no error. Nor does Clean tighten a
-	// root open to group or others; it only removes.
+	// root's safety rules, as for OpenRoot (not a symlink, a directory, the
+	// user's, a path references can carry), but Clean never creates it: a
+	// missing root has nothing to clean and is no error. Nor does Clean
+	// tighten a root open to group or others; it only removes: it cleans a
+	// root that they can only read as it is, and refuses one they can
+	// write to (see rootRules).
 	Root string
 
 	// TTL is how long a session is kept after its last write. The zero
@@ -105,13 +107,14 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	exists, err := checkExistingRoot(c.Root)
+	root, err := openExistingRoot(c.Root)
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
+	if root == nil {
 		return &CleanReport{}, nil
 	}
+	defer root.Close() // Best effort: only read.
 	now := c.now()
 	if !c.DryRun {
 		l, err := lockCleanup(c.Root, now)
@@ -122,7 +125,7 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 		// over by the next cleaner.
 		defer l.release()
 	}
-	names, err := readRoot(c.Root)
+	names, err := readNames(root)
 	if err != nil {
 		return nil, err
 	}

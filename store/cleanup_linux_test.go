@@ -118,3 +118,20 @@ func TestCleanRemovalStopsHalfWay(t *testing.T) {
 		t.Errorf("the next cleanup removed %v, want %s", summaryIDs(rep.Removed), s.ID)
 	}
 }
+
+// When End cannot remove the directory of a session that saved nothing,
+// the session is kept, ended, and still says what it was: its manifest is
+// written back. The error names the directory.
+func TestEndCannotRemove(t *testing.T) {
+	r := newRoot(t)
+	s := newSession(t, r)
+	immutable(t, r.Path) // No entry of the root can be removed.
+	err := s.End()
+	if err == nil || !strings.Contains(err.Error(), "store: remove "+s.Dir+": operation not permitted") {
+		t.Errorf("End with an immutable root = %v, want the removal's error naming %s", err, s.Dir)
+	}
+	checkEnded(t, s, 0)
+	if got := dirNames(t, s.Dir); strings.Join(got, " ") != manifestName {
+		t.Errorf("left in the session: %q, want the manifest", got)
+	}
+}

@@ -155,7 +155,7 @@ func (l *cleanupLock) release() error {
 		uerr = cerr
 	}
 	if err == nil && uerr != nil {
-		err = fmt.Errorf("store: unlock cleanup %s: %w", l.path, uerr)
+		err = fmt.Errorf("store: unlock cleanup: %w", uerr)
 	}
 	return err
 }
@@ -167,7 +167,7 @@ func removeIfSame(path string, fi fs.FileInfo) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("store: remove %s: %w", path, err)
+		return fmt.Errorf("store: remove: %w", err)
 	}
 	if !os.SameFile(fi, cur) {
 		return nil

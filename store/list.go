@@ -43,10 +43,13 @@ type SessionSummary struct {
 }
 
 // ListSessions returns the sessions under root, newest first by the
-// UUIDv7 order of their ids. root is an existing root, checked like
-// OpenRoot does (not a symlink, a directory, the user's, a path references
-// can carry), but never created or changed: a root open to group or others
-// is listed as it is. A missing root gives an empty list and no error.
+// UUIDv7 order of their ids. root must pass the root's safety rules, as
+// for OpenRoot (not a symlink, a directory, the user's, a path references
+// can carry; else an error wraps ErrUnsafeRoot), but is never created or
+// changed: a root that group or others can only read is listed as it is,
+// and one they can write to is refused (ErrUnsafeRoot) until OpenRoot has
+// tightened it (see rootRules). A missing root gives an empty list and no
+// error.
 //
 // A session is a directory, not a symlink, whose name is a canonical
 // UUID; every other entry is ignored. Reading one session's manifest may
@@ -99,22 +102,24 @@ func listSession(root, name string, now time.Time) (SessionSummary, bool) {
 	return s, true
 }
 
-// readRoot checks the existing root at path as OpenRoot would, changing
-// nothing, and returns the names in it, newest session id first. A missing
-// root has no names and is no error.
+// readRoot runs the root's rules for listing and cleaning on the root at
+// path (see rootRules), changing nothing, and returns the names in it,
+// newest session id first. A missing root has no names and is no error.
 func readRoot(path string) ([]string, error) {
-	exists, err := checkExistingRoot(path)
-	if err != nil || !exists {
+	d, err := openExistingRoot(path)
+	if err != nil || d == nil {
 		return nil, err
 	}
-	d, err := openDirNoFollow(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: read root %s: %w", path, err)
-	}
 	defer d.Close() // Best effort: only read.
+	return readNames(d)
+}
+
+// readNames returns the names in the root directory d, newest session id
+// first.
+func readNames(d *os.File) ([]string, error) {
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return nil, fmt.Errorf("store: read root %s: %w", path, err)
+		return nil, fmt.Errorf("store: read root: %w", err)
 	}
 	// Canonical UUIDv7 strings sort by time: reversed, newest first.
 	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(b, a) })
@@ -179,7 +184,7 @@ func statSession(root, id string) (*sessionDir, error) {
 	fi, err := os.Lstat(dir)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("store: read session %s: %w", dir, err)
+		return nil, fmt.Errorf("store: read session: %w", err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, &notSessionError{"a symlink, not followed"}
 	case !fi.IsDir():
@@ -196,12 +201,12 @@ func statSession(root, id string) (*sessionDir, error) {
 func (d *sessionDir) read() error {
 	f, err := openDirNoFollow(d.dir)
 	if err != nil {
-		return fmt.Errorf("store: read session %s: %w", d.dir, err)
+		return fmt.Errorf("store: read session: %w", err)
 	}
 	defer f.Close() // Best effort: only read.
 	entries, err := f.ReadDir(-1)
 	if err != nil {
-		return fmt.Errorf("store: read session %s: %w", d.dir, err)
+		return fmt.Errorf("store: read session: %w", err)
 	}
 	for _, e := range entries {
 		if err := d.add(e); err != nil {
@@ -218,7 +223,7 @@ func (d *sessionDir) add(e fs.DirEntry) error {
 		return nil // Removed since the directory was read.
 	}
 	if err != nil {
-		return fmt.Errorf("store: read session %s: %w", d.dir, err)
+		return fmt.Errorf("store: read session: %w", err)
 	}
 	name := e.Name()
 	if fi.Mode().IsRegular() {

@@ -59,14 +59,14 @@ func NewSessionID() (string, error) {
 // string as NewSessionID returns; a directory that already exists is an
 // error, never reused. On error nothing is left behind.
 //
-// The caller must Close the session.
+// The caller must End (or Close) the session.
 func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
 	if u, perr := uuid.Parse(id); perr != nil || u.String() != id {
 		return nil, fmt.Errorf("store: new session in %s: id %q is not a canonical UUID", r.Path, id)
 	}
 	dir := filepath.Join(r.Path, id)
 	if err := os.Mkdir(dir, dirPerm); err != nil {
-		return nil, fmt.Errorf("store: create session %s: %w", dir, err)
+		return nil, fmt.Errorf("store: create session: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -109,41 +109,129 @@ func lockSession(dir string) (*os.File, error) {
 	path := filepath.Join(dir, lockName)
 	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE, filePerm)
 	if err != nil {
-		return nil, fmt.Errorf("store: lock session %s: %w", dir, err)
+		return nil, fmt.Errorf("store: lock session: %w", err)
 	}
 	if err := flock(f, lockExclusive); err != nil {
 		_ = f.Close() // Best effort.
-		return nil, fmt.Errorf("store: lock session %s: %w", dir, err)
+		return nil, fmt.Errorf("store: lock session: %w", err)
 	}
 	return f, nil
 }
 
 // Close releases the session's lock, after which a cleaner may remove the
-// session once it is old enough. The files are kept. Later calls to the
-// session's methods fail; Close itself may be called again.
+// session once it is old enough. The files are kept, even when the session
+// saved nothing (End removes those). Later calls to the session's methods
+// fail; Close itself may be called again, and so may End, which then does
+// nothing.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.closeLocked()
+}
+
+// closeLocked is Close, with s.mu held.
+func (s *Session) closeLocked() error {
 	if s.lock == nil {
 		return nil
 	}
-	f := s.lock
-	s.lock = nil
 	// The TTL counts from the end of a session, not from its last paste:
 	// a long conversation that ended a minute ago keeps its files a TTL
 	// more. Best effort: a failure only shortens that.
 	now := time.Now()
 	_ = os.Chtimes(s.Dir, now, now)
+	return s.unlockLocked()
+}
+
+// unlockLocked releases the session's lock, with s.mu held.
+func (s *Session) unlockLocked() error {
+	f := s.lock
+	s.lock = nil
 	// Closing the descriptor releases the lock; unlocking first releases
 	// it even if a copy of the descriptor lives on somewhere.
 	uerr := flock(f, lockUnlock)
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("store: unlock session %s: %w", s.Dir, err)
+		return fmt.Errorf("store: unlock session: %w", err)
 	}
 	if uerr != nil {
-		return fmt.Errorf("store: unlock session %s: %w", s.Dir, uerr)
+		return fmt.Errorf("store: unlock session: %w", uerr)
 	}
 	return nil
+}
+
+// End ends the session as Close does and, so that a run that saved
+// nothing leaves nothing, removes it when no paste was recorded (Record)
+// and the directory holds nothing but the two files NewSession made, .lock
+// and manifest.json, both regular files: End removes them and the
+// directory. Anything else in the directory keeps the whole session, as
+// Close keeps it: a paste, a temp file, a debug.log, any entry pbwrap does
+// not make, or a symlink under one of those two names. Only those two
+// names and the directory are removed, with unlink(2) and rmdir(2), which
+// follow no symlink. The caller should End the session after closing
+// whatever writes in the directory (pbwrap's debug.log), or that keeps the
+// session.
+//
+// The session stays live until it is gone, as far as one look can tell.
+// The manifest goes first, while the lock is held; then the lock file's
+// name, while its flock is still held; then the directory; and only then
+// is the flock released. A listing or a cleaner that looks meanwhile finds
+// the lock held, or a directory without a manifest that was just modified,
+// which they count as a session being made and leave alone (see
+// sessionStartGrace). Only one that read the directory before the manifest
+// went and probes the lock after its name went finds the session ended, as
+// it is a moment later: a cleaner then removes the same two files and the
+// directory, and the removals tolerate each other. Should something be
+// added to the directory meanwhile, rmdir fails, the manifest is written
+// back, and the session is kept, without its lock file, as an ended
+// session; End returns the error.
+//
+// End after End or Close does nothing: the session is kept as it is.
+func (s *Session) End() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil
+	}
+	if len(s.manifest.Pastes) == 0 {
+		switch gone, err := s.removeIfBare(); {
+		case gone:
+			return s.unlockLocked()
+		case err != nil:
+			return errors.Join(err, s.closeLocked())
+		}
+	}
+	return s.closeLocked()
+}
+
+// removeIfBare removes the session directory if it holds nothing but what
+// NewSession made, and reports whether it is gone. s.mu and the lock are
+// held. When the removal fails half-way, the manifest is written back.
+func (s *Session) removeIfBare() (gone bool, err error) {
+	// A removal that fails sets the directory's modification time back to
+	// modTime: now, the end of the session, from which the TTL counts.
+	d := &sessionDir{id: s.ID, dir: s.Dir, modTime: time.Now()}
+	if err := d.read(); err != nil || !d.isBare() {
+		return false, err
+	}
+	// remove takes the manifest before the lock (removalRank).
+	if _, err := d.remove(); err != nil {
+		_ = s.writeManifest() // Best effort: the session says what it was.
+		return false, err
+	}
+	return true, nil
+}
+
+// isBare reports whether the session directory d read holds nothing but
+// what NewSession makes: .lock and manifest.json, regular files.
+func (d *sessionDir) isBare() bool {
+	if len(d.foreign) > 0 {
+		return false
+	}
+	for _, f := range d.own {
+		if f.name != lockName && f.name != manifestName {
+			return false
+		}
+	}
+	return true
 }
 
 // IsLive reports whether a process holds the lock of the session in
@@ -162,14 +250,14 @@ func IsLive(sessionDir string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("store: check session %s: %w", sessionDir, err)
+		return false, fmt.Errorf("store: check session: %w", err)
 	}
 	defer f.Close() // Best effort: closing releases the probe's lock.
 	switch err := flock(f, lockSharedProbe); {
 	case isWouldBlock(err):
 		return true, nil
 	case err != nil:
-		return false, fmt.Errorf("store: check session %s: %w", sessionDir, err)
+		return false, fmt.Errorf("store: check session: %w", err)
 	}
 	return false, nil
 }
@@ -186,7 +274,7 @@ func (s *Session) CreateTemp() (*Temp, error) {
 	// os.CreateTemp opens with O_CREATE|O_EXCL and mode 0600.
 	f, err := os.CreateTemp(s.Dir, tempPrefix+"paste-*")
 	if err != nil {
-		return nil, fmt.Errorf("store: create temp in %s: %w", s.Dir, err)
+		return nil, fmt.Errorf("store: create temp: %w", err)
 	}
 	return &Temp{s: s, f: f, path: f.Name()}, nil
 }

@@ -600,3 +600,216 @@ func checkEmpty(t *testing.T, dir string) {
 		t.Errorf("%s left in %s", e.Name(), dir)
 	}
 }
+
+// A run that saved nothing leaves nothing: End removes a session that
+// recorded no paste and holds only its lock and manifest, and the root
+// stays.
+func TestEndRemovesEmptySession(t *testing.T) {
+	r := newRoot(t)
+	s := newSession(t, r)
+	if err := s.End(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(s.Dir) {
+		t.Errorf("End left %s: %q", s.Dir, dirNames(t, s.Dir))
+	}
+	checkEmpty(t, r.Path)
+	if got := permOf(t, r.Path); got != 0o700 {
+		t.Errorf("root mode %#o after End, want 0700", got)
+	}
+	if err := s.Record(PasteRecord{Outcome: OutcomeInline}); err == nil {
+		t.Errorf("Record after End succeeded")
+	}
+}
+
+// A session that recorded a paste is kept as Close keeps it, whatever the
+// outcome, also one delivered inline that saved no file.
+func TestEndKeepsRecordedSession(t *testing.T) {
+	for _, outcome := range []string{OutcomeSaved, OutcomeInline, OutcomeFallback} {
+		t.Run(outcome, func(t *testing.T) {
+			s := newSession(t, newRoot(t))
+			rec := PasteRecord{Outcome: outcome}
+			if outcome == OutcomeSaved {
+				rec.N, rec.Path, _ = commit(t, s, "saved\n")
+			}
+			if err := s.Record(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.End(); err != nil {
+				t.Fatal(err)
+			}
+			checkEnded(t, s, 1)
+		})
+	}
+}
+
+// Anything but the lock and the manifest keeps the whole session, as it
+// is: pbwrap's own files (a paste saved but not recorded, a temp file, a
+// debug log) and anything else.
+func TestEndKeepsSessionHoldingMore(t *testing.T) {
+	file := func(name string) func(*testing.T, *Session) {
+		return func(t *testing.T, s *Session) {
+			if err := os.WriteFile(filepath.Join(s.Dir, name), []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		add  func(*testing.T, *Session)
+	}{
+		{"debug.log", file(debugLogName)},
+		{"stray file", file("notes.txt")},
+		{"temp file", file(tempPrefix + "paste-123")},
+		{"paste not recorded", func(t *testing.T, s *Session) { commit(t, s, "x\n") }},
+		{"temp being written", func(t *testing.T, s *Session) { writeTemp(t, s, "half a paste") }},
+		{"directory", func(t *testing.T, s *Session) {
+			if err := os.Mkdir(filepath.Join(s.Dir, "sub"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"symlink", func(t *testing.T, s *Session) {
+			if err := os.Symlink("/etc/hostname", filepath.Join(s.Dir, "link")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, newRoot(t))
+			tc.add(t, s)
+			before := snapshot(t, s.Dir)
+			if err := s.End(); err != nil {
+				t.Fatal(err)
+			}
+			checkEnded(t, s, 0)
+			after := snapshot(t, s.Dir)
+			for name := range before {
+				if _, ok := after[name]; !ok {
+					t.Errorf("End removed %s from a session it kept", name)
+				}
+			}
+		})
+	}
+}
+
+// The manifest or the lock replaced by a symlink keeps the session, and
+// what the symlink points to.
+func TestEndKeepsSymlinkedStartFile(t *testing.T) {
+	for _, name := range []string{manifestName, lockName} {
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t, newRoot(t))
+			target := filepath.Join(t.TempDir(), "target")
+			if err := os.WriteFile(target, []byte("keep me"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(s.Dir, name)
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.End(); err != nil {
+				t.Fatal(err)
+			}
+			if !exists(path) || readFile(t, target) != "keep me" {
+				t.Errorf("End removed %s, a symlink, or its target", path)
+			}
+		})
+	}
+}
+
+func TestEndTwice(t *testing.T) {
+	r := newRoot(t)
+	kept := newSession(t, r)
+	if err := kept.Record(PasteRecord{Outcome: OutcomeInline}); err != nil {
+		t.Fatal(err)
+	}
+	empty := newSession(t, r)
+	for _, s := range []*Session{kept, empty} {
+		for i := range 2 {
+			if err := s.End(); err != nil {
+				t.Errorf("End #%d: %v", i+1, err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("Close after End: %v", err)
+		}
+	}
+	checkEnded(t, kept, 1)
+	if exists(empty.Dir) {
+		t.Errorf("the empty session is still there after End twice")
+	}
+}
+
+// End after Close does nothing: the session, closed, is kept as Close
+// keeps it, even when it saved nothing.
+func TestEndAfterClose(t *testing.T) {
+	s := newSession(t, newRoot(t))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, s.Dir)
+	if err := s.End(); err != nil {
+		t.Fatalf("End after Close: %v", err)
+	}
+	checkSame(t, before, snapshot(t, s.Dir))
+	checkEnded(t, s, 0)
+}
+
+// Sessions ending while others list and clean the root: End, listing and
+// cleaning all succeed, whoever removes what, and nothing is left.
+func TestEndWhileListingAndCleaning(t *testing.T) {
+	r := newRoot(t)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for _, look := range []func() error{
+		func() error { _, err := ListSessions(r.Path); return err },
+		func() error {
+			_, err := (&Cleaner{Root: r.Path, All: true}).Clean()
+			if errors.Is(err, ErrCleanupBusy) {
+				return nil
+			}
+			return err
+		},
+	} {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := look(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range 50 {
+		if err := newSession(t, r).End(); err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	checkEmpty(t, r.Path)
+}
+
+// checkEnded checks that s ended and was kept: its directory is there
+// with its manifest, holding records pastes, and its lock is free.
+func checkEnded(t *testing.T, s *Session, records int) {
+	t.Helper()
+	m, err := ReadManifest(s.Dir)
+	if err != nil {
+		t.Fatalf("session kept without its manifest: %v", err)
+	}
+	if len(m.Pastes) != records {
+		t.Errorf("manifest has %d records, want %d", len(m.Pastes), records)
+	}
+	if live, err := IsLive(s.Dir); live || err != nil {
+		t.Errorf("IsLive after End = %v, %v; want false", live, err)
+	}
+}

@@ -18,8 +18,16 @@
 // rename(2) for the manifest, which is replaced as a whole. Then the
 // directory is synced.
 //
-// A Cleaner removes the sessions that no pbwrap runs and nothing has
-// written to for longer than a TTL, and only what pbwrap made in them;
+// The root's safety rules are written once, as a table (rootRules), which
+// OpenRoot, ListSessions, Cleaner.Clean and CheckRoot all run; they differ
+// only in what they do when the root fails a check: OpenRoot creates a
+// missing root and tightens one open to group or others; listing and
+// cleaning change nothing, and refuse a root that group or others can
+// write to; CheckRoot reports.
+//
+// A session that saved nothing is removed when it ends (Session.End). A
+// Cleaner removes the sessions that no pbwrap runs and nothing has written
+// to for longer than a TTL, and only what pbwrap made in them;
 // ListSessions describes the sessions and CheckRoot the root, changing
 // nothing.
 //
@@ -33,14 +41,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
-// ErrUnsafeRoot is wrapped by OpenRoot's error when the root must not hold
-// pastes (a symlink, not a directory, another user's, a path a reference
-// cannot carry). pbwrap then refuses to store rather than weaken the root.
+// ErrUnsafeRoot is wrapped by the error of OpenRoot, ListSessions and
+// Cleaner.Clean when the root must not hold pastes (a symlink, not a
+// directory, another user's, a path a reference cannot carry), or, for
+// listing and cleaning, when group or others can write to it. pbwrap then
+// refuses to store, list or clean rather than weaken the root.
 var ErrUnsafeRoot = errors.New("unsafe root")
 
 const (
@@ -53,7 +60,7 @@ const (
 	filePerm = 0o600
 
 	// groupOtherPerm are the permission bits OpenRoot removes from a root
-	// that has them.
+	// that has them, and that fail CheckRoot's "private (mode 0700)".
 	groupOtherPerm = 0o077
 
 	// tempPrefix starts the name of every file still being written, so that
@@ -120,87 +127,22 @@ func resolveExisting(dir string) (string, error) {
 	return filepath.Join(real, filepath.Base(dir)), nil
 }
 
-// OpenRoot checks and prepares the root directory at the absolute path.
-// It creates the root (and missing parents) with mode 0700 when missing.
-// It refuses, with an error wrapping ErrUnsafeRoot that says why, a root
-// that is a symlink, is not a directory, is owned by another user, is the
-// filesystem root, or whose path a reference cannot carry (a control
+// OpenRoot checks and prepares the root directory at the absolute path,
+// when a session starts, running the root's safety rules (rootRules). It
+// creates a missing root (and missing parents) with mode 0700. It refuses,
+// with an error wrapping ErrUnsafeRoot that says why, a root that is a
+// symlink, is not a directory, is owned by another user, is the filesystem
+// root, or whose path a reference cannot carry (relative; a control
 // character: a newline typed into the agent would submit its prompt; or
-// bytes that are not UTF-8). A root that is the user's but open to group or
-// others is tightened: those permission bits are removed.
+// bytes that are not UTF-8). A root that is the user's but open to group
+// or others is tightened: those permission bits are removed, through a
+// descriptor of the directory checked.
 //
 // The root's own last element is never followed if it is a symlink.
 func OpenRoot(path string) (*Root, error) {
-	if err := checkRootPath(path); err != nil {
+	p := newRootProbe(path)
+	if err := p.enforce(onOpen); err != nil {
 		return nil, err
 	}
-	path = filepath.Clean(path)
-	if err := os.MkdirAll(filepath.Dir(path), dirPerm); err != nil {
-		return nil, fmt.Errorf("store: create root %s: %w", path, err)
-	}
-	if err := os.Mkdir(path, dirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("store: create root %s: %w", path, err)
-	}
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: check root %s: %w", path, err)
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, unsafeRoot(path, "is a symlink")
-	case !fi.IsDir():
-		return nil, unsafeRoot(path, "is not a directory")
-	}
-	if err := checkRootDir(path); err != nil {
-		return nil, err
-	}
-	return &Root{Path: path}, nil
-}
-
-// checkRootPath refuses a root path that references cannot carry.
-func checkRootPath(path string) error {
-	switch {
-	case !filepath.IsAbs(path):
-		return fmt.Errorf("store: open root %q: path is not absolute", path)
-	case !utf8.ValidString(path):
-		// The agent would receive, and look for, a different path.
-		return unsafeRoot(path, "is not valid UTF-8")
-	case strings.IndexFunc(path, unicode.IsControl) >= 0:
-		return unsafeRoot(path, "contains a control character")
-	case filepath.Dir(path) == filepath.Clean(path):
-		return unsafeRoot(path, "is the filesystem root")
-	}
-	return nil
-}
-
-// checkRootDir checks the owner of the directory at path and tightens its
-// permissions, through a descriptor opened without following a symlink, so
-// that what is checked is what is changed.
-func checkRootDir(path string) error {
-	d, err := openDirNoFollow(path)
-	if err != nil {
-		return fmt.Errorf("store: %w %q: %w", ErrUnsafeRoot, path, err)
-	}
-	defer d.Close()
-	fi, err := d.Stat()
-	if err != nil {
-		return fmt.Errorf("store: check root %s: %w", path, err)
-	}
-	uid, err := ownerUID(fi)
-	if err != nil {
-		return fmt.Errorf("store: check root %s: %w", path, err)
-	}
-	if uid != os.Geteuid() {
-		return unsafeRoot(path, fmt.Sprintf("owned by uid %d", uid))
-	}
-	if perm := fi.Mode().Perm(); perm&groupOtherPerm != 0 {
-		if err := d.Chmod(perm &^ groupOtherPerm); err != nil {
-			return fmt.Errorf("store: tighten root %s to %#o: %w", path, perm&^groupOtherPerm, err)
-		}
-	}
-	return nil
-}
-
-func unsafeRoot(path, why string) error {
-	return fmt.Errorf("store: %w %q: %s", ErrUnsafeRoot, path, why)
+	return &Root{Path: p.path}, nil
 }

@@ -154,13 +154,18 @@ func TestOpenRootRefuses(t *testing.T) {
 }
 
 // The filesystem root is refused before anything touches it: as root,
-// OpenRoot("/") would otherwise tighten / to 0700. Hence checkRootPath,
-// not OpenRoot, is what this test calls.
+// OpenRoot("/") would otherwise tighten / to 0700. Hence the checks of the
+// path run first for every entry point, and this test calls the one that
+// changes nothing, openExistingRoot; TestRootEntryPointsAgree shows that
+// OpenRoot refuses what it refuses.
 func TestCheckRootPathFilesystemRoot(t *testing.T) {
 	for _, path := range []string{"/", "//"} {
-		err := checkRootPath(path)
+		d, err := openExistingRoot(path)
+		if d != nil {
+			d.Close()
+		}
 		if !errors.Is(err, ErrUnsafeRoot) || !strings.Contains(err.Error(), "is the filesystem root") {
-			t.Errorf("checkRootPath(%q) = %v, want ErrUnsafeRoot saying %q", path, err, "is the filesystem root")
+			t.Errorf("openExistingRoot(%q) = %v, want ErrUnsafeRoot saying %q", path, err, "is the filesystem root")
 		}
 	}
 }

@@ -1,4 +1,9 @@
-//go:build unix
+//go:build unix && !aix
+
+// The calls the store needs of a Unix system: O_NOFOLLOW, flock(2),
+// F_DUPFD_CLOEXEC, the owner of a file. golang.org/x/sys/unix has them for
+// every Unix system Go supports but AIX (no flock), which builds with
+// sys_other.go instead.
 
 package store
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // An agent is a coding agent CLI pbwrap knows by its command's base name,
@@ -155,6 +157,5 @@ func underDir(path, dir string) bool {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	return fsutil.Within(dir, path)
 }

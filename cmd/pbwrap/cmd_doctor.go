@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -190,18 +189,4 @@ func agentNames() string {
 		names[i] = a.name
 	}
 	return strings.Join(names, ", ")
-}
-
-// nearestExisting returns path or its nearest existing parent.
-func nearestExisting(path string) string {
-	for {
-		if _, err := os.Lstat(path); err == nil {
-			return path
-		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return path
-		}
-		path = parent
-	}
 }

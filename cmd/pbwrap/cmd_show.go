@@ -127,8 +127,9 @@ func checkPastePath(root, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, unwrapPathErr(err))
 	}
-	rel, err := filepath.Rel(root, real)
-	if err != nil || strings.HasPrefix(rel, "..") || filepath.Dir(filepath.Dir(rel)) != "." || !pasteFileName.MatchString(filepath.Base(rel)) {
+	// ROOT/SESSION/paste-N.txt exactly: the root, resolved as the path is,
+	// two levels up.
+	if filepath.Dir(filepath.Dir(real)) != root || !pasteFileName.MatchString(filepath.Base(real)) {
 		return "", fmt.Errorf("%s is not a paste saved under %s", path, root)
 	}
 	return real, nil

@@ -8,13 +8,14 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"golang.org/x/sys/unix"
 )
 
 // freeSpace is the space available to the user on the file system that
 // holds path (or its nearest existing parent).
 func freeSpace(path string) (uint64, string, error) {
-	where := nearestExisting(path)
+	where := fsutil.NearestExisting(path)
 	var st unix.Statfs_t
 	if err := unix.Statfs(where, &st); err != nil {
 		return 0, where, err

@@ -219,7 +219,7 @@ func (s *sessionOpener) sayIfUnsaved() {
 	if s.rootErr == nil {
 		return
 	}
-	s.logf("store: %v", s.rootErr)
+	s.logf("%v", s.rootErr) // The store's errors say "store:".
 	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (pbwrap doctor tells more)\n", s.rootErr)
 }
 
@@ -228,7 +228,7 @@ func (s *sessionOpener) close() {
 	defer s.mu.Unlock()
 	if s.sess != nil {
 		if err := s.sess.Close(); err != nil {
-			s.logf("store: %v", err)
+			s.logf("%v", err)
 		}
 	}
 }
