@@ -1,4 +1,4 @@
-//go:build unix
+//go:build darwin || freebsd || linux
 
 package ptyproxy
 
@@ -30,16 +30,24 @@ func LookPath(name string) (string, error) {
 	}
 	// A shell reports a match in PATH that is not executable as such,
 	// rather than as missing.
+	if inPath(name) {
+		return "", &ExecError{Name: name, Code: 126, Err: fs.ErrPermission}
+	}
+	return "", &ExecError{Name: name, Code: 127, Err: exec.ErrNotFound}
+}
+
+// inPath reports whether a directory in PATH holds a file called name,
+// executable or not.
+func inPath(name string) bool {
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if dir == "" {
 			dir = "."
 		}
-		candidate := filepath.Join(dir, name)
-		if fi, statErr := os.Stat(candidate); statErr == nil && !fi.IsDir() {
-			return "", &ExecError{Name: name, Code: 126, Err: fs.ErrPermission}
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() {
+			return true
 		}
 	}
-	return "", &ExecError{Name: name, Code: 127, Err: exec.ErrNotFound}
+	return false
 }
 
 func unwrapExec(err error) error {

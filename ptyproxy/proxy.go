@@ -17,6 +17,10 @@
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.
+//
+// The proxy works on Linux, macOS and FreeBSD. The package also compiles
+// elsewhere, where Run, Exec, LookPath and RunShim fail with an error that
+// wraps errors.ErrUnsupported.
 package ptyproxy
 
 import (
@@ -96,6 +100,13 @@ func (e *ExecError) Error() string {
 }
 
 func (e *ExecError) Unwrap() error { return e.Err }
+
+// ShimArg, as the first argument, makes the program act as the session
+// process of a wrapped run instead of parsing its command line: main must
+// hand the remaining arguments to RunShim before anything else, since Run
+// starts the session process by running the program's own executable
+// again with ShimArg.
+const ShimArg = "__pbwrap-session"
 
 // ErrNotTerminal is returned by Run when standard input or output is not a
 // terminal; the caller should use Exec instead.

@@ -1,11 +1,14 @@
+//go:build darwin || freebsd || linux
+
 package ptyproxy
 
 import (
 	"bytes"
 	"io"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // holdEsc is a test Filter: it upper-cases letters, holds a trailing ESC
@@ -50,25 +53,8 @@ func (f *holdEsc) Close(w io.Writer) error {
 	return err
 }
 
-type syncWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
 func TestPumpWithoutFilterCopies(t *testing.T) {
-	var w syncWriter
+	var w ptytest.Buffer
 	p := newPump("test", nil, &w, nil)
 	p.feed([]byte("abc\x1b"))
 	p.write([]byte("[set]"))
@@ -80,7 +66,7 @@ func TestPumpWithoutFilterCopies(t *testing.T) {
 }
 
 func TestPumpFlushesAtDeadline(t *testing.T) {
-	var w syncWriter
+	var w ptytest.Buffer
 	f := &holdEsc{hold: 5 * time.Millisecond}
 	p := newPump("test", f, &w, nil)
 	p.feed([]byte("ab\x1b"))
@@ -97,7 +83,7 @@ func TestPumpFlushesAtDeadline(t *testing.T) {
 }
 
 func TestPumpInputBeforeDeadlineCancelsFlush(t *testing.T) {
-	var w syncWriter
+	var w ptytest.Buffer
 	f := &holdEsc{hold: time.Hour}
 	p := newPump("test", f, &w, nil)
 	p.feed([]byte("a\x1b"))
@@ -114,7 +100,7 @@ func TestPumpInputBeforeDeadlineCancelsFlush(t *testing.T) {
 }
 
 func TestPumpCloseReleasesHeldBytes(t *testing.T) {
-	var w syncWriter
+	var w ptytest.Buffer
 	p := newPump("test", &holdEsc{hold: time.Hour}, &w, nil)
 	p.feed([]byte("x\x1b"))
 	p.close()

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build darwin || freebsd || linux
 
 package ptyproxy
 
@@ -10,13 +10,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 )
-
-// ShimArg, as the first argument, makes pbwrap act as the session process
-// of a wrapped run instead of parsing its command line: main must hand the
-// remaining arguments to RunShim before anything else.
-const ShimArg = "__pbwrap-session"
 
 // shimReportFd is the descriptor on which the session process reports the
 // command's pid to pbwrap.
@@ -45,23 +41,35 @@ func RunShim(args []string) int {
 	hangups := make(chan os.Signal, 1)
 	signal.Notify(hangups, syscall.SIGHUP)
 
-	proc, err := os.StartProcess(args[0], args[1:], &os.ProcAttr{
-		Env:   os.Environ(),
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0},
-	})
+	proc, err := startForeground(args[0], args[1:])
 	if err != nil {
 		_ = report.Close() // Best effort: pbwrap reads no pid.
-		fmt.Fprintf(os.Stderr, "pbwrap: %s: %v\r\n", args[1], unwrapPath(err))
-		if errors.Is(err, fs.ErrNotExist) {
-			return 127
-		}
-		return 126
+		return startFailed(args[1], err)
 	}
 	fmt.Fprintf(report, "%d\n", proc.Pid)
 	_ = report.Close()           // Best effort.
 	go hangUp(hangups, proc.Pid) // Lives as long as the session process.
 	return superviseShim(proc.Pid)
+}
+
+// startForeground starts the command in a process group of its own, in
+// the foreground of the terminal on standard input.
+func startForeground(path string, argv []string) (*os.Process, error) {
+	return os.StartProcess(path, argv, &os.ProcAttr{
+		Env:   os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0},
+	})
+}
+
+// startFailed says why the command could not start and returns the status
+// a shell gives for it: 127 when it does not exist, 126 otherwise.
+func startFailed(name string, err error) int {
+	fmt.Fprintf(os.Stderr, "pbwrap: %s: %v\r\n", name, unwrapPath(err))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 127
+	}
+	return 126
 }
 
 // hangUp passes a hangup on to the command's process group, as a shell
@@ -75,27 +83,17 @@ func hangUp(hangups <-chan os.Signal, pid int) {
 	}
 }
 
+// superviseShim waits for the command to end and returns its status. Each
+// time the command stops, the session process stops too, which pbwrap
+// sees; pbwrap continues the command itself before it continues this
+// process (see continueChild).
 func superviseShim(pid int) int {
-	for {
-		var ws unix.WaitStatus
-		_, err := unix.Wait4(pid, &ws, unix.WUNTRACED, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		switch {
-		case err != nil:
-			fmt.Fprintf(os.Stderr, "pbwrap: wait: %v\r\n", err)
-			return 1
-		case ws.Stopped():
-			// pbwrap sees this stop, and continues the command itself
-			// before it continues this process (see continueChild).
-			raiseStopSignal()
-		case ws.Exited():
-			return ws.ExitStatus()
-		case ws.Signaled():
-			return 128 + int(ws.Signal())
-		}
+	st, err := ptyio.WaitExit(pid, func(int) { raiseStopSignal() })
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pbwrap: wait: %v\r\n", err)
+		return 1
 	}
+	return st.ExitCode()
 }
 
 func unwrapPath(err error) error {

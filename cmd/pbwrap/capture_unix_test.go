@@ -1,4 +1,4 @@
-//go:build unix
+//go:build darwin || freebsd || linux
 
 package main
 
@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"github.com/pbwrap/pbwrap/store"
 )
 
@@ -38,9 +39,9 @@ func startCapture(t *testing.T, bp bool, env ...string) *terminal {
 	steps = append(steps, "ready", "block")
 	root := filepath.Join(t.TempDir(), "root")
 	// A later PBWRAP_ROOT in env wins: exec keeps the last of duplicates.
-	term := startTerminal(t, session{steps: steps, env: append([]string{"PBWRAP_ROOT=" + root}, env...)})
+	term := startPbwrap(t, ptytest.Job{Steps: steps, Env: append([]string{"PBWRAP_ROOT=" + root}, env...)})
 	term.rootDir = root
-	term.waitReport("ready")
+	term.WaitReport("ready")
 	return term
 }
 
@@ -51,7 +52,7 @@ func (term *terminal) root() string { return term.rootDir }
 // paste writes body as one bracketed paste, in chunks of chunk bytes.
 func (term *terminal) paste(body string, chunk int) {
 	term.t.Helper()
-	term.type_([]byte(pasteStart+body+pasteEnd), chunk)
+	term.Type([]byte(pasteStart+body+pasteEnd), chunk)
 }
 
 // waitInputHas waits until the child has received want and returns all it
@@ -59,8 +60,8 @@ func (term *terminal) paste(body string, chunk int) {
 func (term *terminal) waitInputHas(want string) string {
 	term.t.Helper()
 	var got string
-	term.waitFor(fmt.Sprintf("child input %q", want), func() bool {
-		got = readFile(term.path("input"))
+	term.WaitFor(fmt.Sprintf("child input %q", want), func() bool {
+		got = term.File("input")
 		return strings.Contains(got, want)
 	})
 	return got
@@ -115,15 +116,15 @@ func TestSmallPasteExact(t *testing.T) {
 			term := startCapture(t, bp)
 			body := "hello\rworld \x1b[A\t$ ls\r"
 			term.paste(body, 0)
-			term.type_([]byte("!"), 0)
+			term.Type([]byte("!"), 0)
 			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
 				t.Errorf("child got %q, want %q", got, want)
 			}
 			if got := term.sessionDir(); got == "" {
 				t.Error("no session directory")
 			}
-			term.signalPbwrap(syscall.SIGTERM)
-			term.wantExit("exit 143")
+			term.SignalWrapper(syscall.SIGTERM)
+			term.WantExit("exit 143")
 		})
 	}
 }
@@ -137,13 +138,13 @@ func TestLargePasteSaved(t *testing.T) {
 		t.Run(modeName(bp), func(t *testing.T) {
 			term := startCapture(t, bp)
 			body := numberedLines(600, "pasted")
-			term.type_([]byte("a"), 0)
+			term.Type([]byte("a"), 0)
 			term.paste(body, 4096)
-			term.type_([]byte("!"), 0)
+			term.Type([]byte("!"), 0)
 			got := term.waitInputHas("!")
 			m := refPattern.FindStringSubmatch(got)
 			if m == nil {
-				t.Fatalf("child got %q, want a reference", tail([]byte(got), 300))
+				t.Fatalf("child got %q, want a reference", ptytest.Tail([]byte(got), 300))
 			}
 			path := m[1]
 			sess := term.sessionDir()
@@ -173,7 +174,7 @@ func TestLargePasteSaved(t *testing.T) {
 			if err := json.Unmarshal(raw, &man); err != nil {
 				t.Fatal(err)
 			}
-			if man.Session != filepath.Base(sess) || man.PID != term.pbwrapPid() || man.Argv0 != filepath.Base(childArgv(t)[0]) || man.Format != 1 {
+			if man.Session != filepath.Base(sess) || man.PID != term.WrapperPid() || man.Argv0 != filepath.Base(ptytest.ChildArgv(t)[0]) || man.Format != 1 {
 				t.Errorf("manifest header: %+v", man)
 			}
 			if len(man.Pastes) != 1 {
@@ -184,8 +185,15 @@ func TestLargePasteSaved(t *testing.T) {
 				p.Bracketed != bp || p.Reference != "[paste saved: "+path+"]" || len(p.SHA256) != 64 || p.Time.IsZero() {
 				t.Errorf("manifest paste: %+v", p)
 			}
-			term.signalPbwrap(syscall.SIGTERM)
-			term.wantExit("exit 143")
+			term.SignalWrapper(syscall.SIGTERM)
+			term.WantExit("exit 143")
+			// A session that saved a paste outlives pbwrap, for the TTL.
+			if got := term.sessionDir(); got != sess {
+				t.Errorf("after exit the root holds %s, want the session %s", got, sess)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("after exit: %v", err)
+			}
 		})
 	}
 }
@@ -208,39 +216,39 @@ func TestMarkersSplitAtEveryOffset(t *testing.T) {
 	var want strings.Builder
 	seq := "ab" + pasteStart + "xyz\r" + pasteEnd + "cd"
 	for k := 1; k <= len(seq); k++ {
-		term.type_([]byte(seq), k)
+		term.Type([]byte(seq), k)
 		want.WriteString("ab" + pasteStart + "xyz\r" + pasteEnd + "cd")
 	}
-	term.type_([]byte("|"), 0)
+	term.Type([]byte("|"), 0)
 	if got := term.waitInputHas("|"); got != want.String()+"|" {
 		t.Errorf("small pastes: child got %q, want %q", got, want.String()+"|")
 	}
 	for k := 1; k <= len(pasteStart); k++ {
 		body := strings.Repeat(fmt.Sprintf("chunk %d ", k), 2000)
-		term.type_([]byte("<"+pasteStart+body+pasteEnd+">"), k)
+		term.Type([]byte("<"+pasteStart+body+pasteEnd+">"), k)
 		term.waitInputHas(fmt.Sprintf("paste-%d.txt]%s>", k, pasteEnd))
 	}
-	got := readFile(term.path("input"))
+	got := term.File("input")
 	if n := len(refPattern.FindAllString(got, -1)); n != len(pasteStart) {
 		t.Errorf("large pastes: %d references, want %d", n, len(pasteStart))
 	}
-	term.signalPbwrap(syscall.SIGTERM)
-	term.wantExit("exit 143")
+	term.SignalWrapper(syscall.SIGTERM)
+	term.WantExit("exit 143")
 }
 
 // A lone Esc key reaches the child without waiting for more input.
 func TestLoneEsc(t *testing.T) {
 	term := startCapture(t, true)
-	term.type_([]byte{0x1b}, 0)
+	term.Type([]byte{0x1b}, 0)
 	if got := term.waitInputHas("\x1b"); got != "\x1b" {
 		t.Errorf("child got %q, want a lone ESC", got)
 	}
-	term.type_([]byte("\x1b[20"), 0) // A prefix of the paste marker, then nothing.
+	term.Type([]byte("\x1b[20"), 0) // A prefix of the paste marker, then nothing.
 	if got := term.waitInputHas("\x1b[20"); got != "\x1b\x1b[20" {
 		t.Errorf("child got %q", got)
 	}
-	term.signalPbwrap(syscall.SIGTERM)
-	term.wantExit("exit 143")
+	term.SignalWrapper(syscall.SIGTERM)
+	term.WantExit("exit 143")
 }
 
 // A paste whose end marker never comes ends after the silence, inline as
@@ -249,14 +257,14 @@ func TestUnterminatedPaste(t *testing.T) {
 	for _, bp := range []bool{false, true} {
 		t.Run(modeName(bp), func(t *testing.T) {
 			term := startCapture(t, bp)
-			term.type_([]byte(pasteStart+"no end\r"), 0)
+			term.Type([]byte(pasteStart+"no end\r"), 0)
 			term.waitInputHas("no end\r")
-			term.type_([]byte("typed"), 0)
+			term.Type([]byte("typed"), 0)
 			if got, want := term.waitInputHas("typed"), bracket(bp, "no end\r")+"typed"; got != want {
 				t.Errorf("child got %q, want %q", got, want)
 			}
-			term.signalPbwrap(syscall.SIGTERM)
-			term.wantExit("exit 143")
+			term.SignalWrapper(syscall.SIGTERM)
+			term.WantExit("exit 143")
 		})
 	}
 }
@@ -265,15 +273,15 @@ func TestUnterminatedPaste(t *testing.T) {
 // other parameters of the same sequences do; the terminal gets the mode
 // on at start and off at exit.
 func TestTerminalKeepsBracketedPaste(t *testing.T) {
-	term := startTerminal(t, session{steps: []string{"ready", "bp:on", "seq:altscreen-bp", "seq:bp-cursor", "bp:off", "print:END", "exit:0"}})
-	term.wantExit("exit 0")
-	term.waitOutput("\x1b[?2004l")
-	out := string(term.out.Bytes())
+	term := startPbwrap(t, ptytest.Job{Steps: []string{"ready", "bp:on", "seq:altscreen-bp", "seq:bp-cursor", "bp:off", "print:END", "exit:0"}})
+	term.WantExit("exit 0")
+	term.WaitOutput("\x1b[?2004l")
+	out := string(term.Output())
 	if !strings.HasPrefix(out, "\x1b[?2004h") {
-		t.Errorf("terminal output starts %q, want bracketed paste turned on first", tail([]byte(out), 40))
+		t.Errorf("terminal output starts %q, want bracketed paste turned on first", ptytest.Tail([]byte(out), 40))
 	}
 	if !strings.HasSuffix(out, "END\r\r\n\x1b[?2004l") { // The child's terminal is cooked: ONLCR.
-		t.Errorf("terminal output ends %q, want bracketed paste turned off last", tail([]byte(out), 40))
+		t.Errorf("terminal output ends %q, want bracketed paste turned off last", ptytest.Tail([]byte(out), 40))
 	}
 	if n := strings.Count(out, "2004"); n != 2 {
 		t.Errorf("terminal saw 2004 %d times, want twice (pbwrap's own on and off): %q", n, out)
@@ -298,15 +306,15 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 			term := startCapture(t, bp, "PBWRAP_ROOT="+filepath.Join(file, "root"))
 			body := numberedLines(300, "kept")
 			term.paste(body, 1000)
-			term.type_([]byte("!"), 0)
+			term.Type([]byte("!"), 0)
 			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
 				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(want))
 			}
-			if out := string(term.out.Bytes()); !strings.Contains(out, "pbwrap: not saving pastes:") {
-				t.Errorf("no warning before the child started: %q", tail([]byte(out), 200))
+			if out := string(term.Output()); !strings.Contains(out, "pbwrap: not saving pastes:") {
+				t.Errorf("no warning before the child started: %q", ptytest.Tail([]byte(out), 200))
 			}
-			term.signalPbwrap(syscall.SIGTERM)
-			term.wantExit("exit 143")
+			term.SignalWrapper(syscall.SIGTERM)
+			term.WantExit("exit 143")
 		})
 	}
 }
@@ -346,19 +354,19 @@ func TestUnsafeRootRefused(t *testing.T) {
 			term := startCapture(t, false, "PBWRAP_ROOT="+root)
 			body := numberedLines(300, "kept")
 			term.paste(body, 0)
-			term.type_([]byte("!"), 0)
+			term.Type([]byte("!"), 0)
 			if got := term.waitInputHas("!"); got != body+"!" {
 				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(body)+1)
 			}
-			out := string(term.out.Bytes())
+			out := string(term.Output())
 			if !strings.Contains(out, "not saving pastes") || !strings.Contains(out, tc.reason) {
-				t.Errorf("warning %q does not give the reason %q", tail([]byte(out), 300), tc.reason)
+				t.Errorf("warning %q does not give the reason %q", ptytest.Tail([]byte(out), 300), tc.reason)
 			}
 			if entries, _ := os.ReadDir(root); len(entries) > 0 {
 				t.Errorf("something was written under the refused root: %v", entries)
 			}
-			term.signalPbwrap(syscall.SIGTERM)
-			term.wantExit("exit 143")
+			term.SignalWrapper(syscall.SIGTERM)
+			term.WantExit("exit 143")
 		})
 	}
 }
@@ -376,13 +384,13 @@ func TestPeakRSSBounded(t *testing.T) {
 		done := make(chan struct{})
 		go func() { // Ends when the paste is written, or the terminal closes.
 			defer close(done)
-			_, _ = term.master.Write([]byte(pasteStart + body + pasteEnd))
+			_, _ = term.Master.Write([]byte(pasteStart + body + pasteEnd))
 		}()
 		term.waitInputHas("paste-1.txt]")
 		<-done
-		kb := vmHWM(t, term.pbwrapPid())
-		term.signalPbwrap(syscall.SIGTERM)
-		term.wantExit("exit 143")
+		kb := vmHWM(t, term.WrapperPid())
+		term.SignalWrapper(syscall.SIGTERM)
+		term.WantExit("exit 143")
 		return kb
 	}
 	small := peak(10 << 10)
@@ -431,26 +439,30 @@ func TestSessionEnvAndAgentArgs(t *testing.T) {
 		if noAgentArgs {
 			flags = []string{"--no-agent-args"}
 		}
-		term := startTerminal(t, session{
-			flags:   flags,
-			env:     []string{"PBWRAP_ROOT=" + root},
-			command: []string{claude, "env:PBWRAP_SESSION", "env:PBWRAP_SESSION_DIR", "ready", "exit:0"},
-		})
-		term.wantExit("exit 0")
-		term.rootDir = root
-		sess := term.sessionDir()
-		report := readFile(term.path("report"))
-		for _, want := range []string{
-			"env PBWRAP_SESSION=" + filepath.Base(sess) + "\n",
-			"env PBWRAP_SESSION_DIR=" + sess + "\n",
-		} {
-			if !strings.Contains(report, want) {
-				t.Errorf("child reported %q, want %q", report, want)
-			}
+		term := startPbwrap(t, ptytest.Job{
+			Env:     []string{"PBWRAP_ROOT=" + root},
+			Command: []string{claude, "env:PBWRAP_SESSION", "env:PBWRAP_SESSION_DIR", "ready", "exit:0"},
+		}, flags...)
+		term.WantExit("exit 0")
+		// A run that saved nothing leaves no session directory behind;
+		// the variables name it all the same.
+		report := term.File("report")
+		var id string
+		if lines := term.ReportLines("report", "env PBWRAP_SESSION="); len(lines) == 1 {
+			id = strings.TrimPrefix(lines[0], "env PBWRAP_SESSION=")
+		}
+		if id == "" || id == "none" || strings.Contains(id, "/") {
+			t.Errorf("child reported %q, want a session id in PBWRAP_SESSION", report)
+		}
+		if want := "env PBWRAP_SESSION_DIR=" + filepath.Join(root, id) + "\n"; !strings.Contains(report, want) {
+			t.Errorf("child reported %q, want %q", report, want)
 		}
 		added := strings.Contains(report, "arg --add-dir="+root+"\n")
 		if added == noAgentArgs {
 			t.Errorf("--no-agent-args %v: child reported %q", noAgentArgs, report)
+		}
+		if entries, err := os.ReadDir(root); err != nil || len(entries) != 0 {
+			t.Errorf("after a run that saved nothing the root holds %v (%v), want nothing", entries, err)
 		}
 	}
 }
@@ -478,14 +490,14 @@ func TestCleanupAtStart(t *testing.T) {
 	if err := os.Chtimes(old.Dir, then, then); err != nil {
 		t.Fatal(err)
 	}
-	term := startTerminal(t, session{env: []string{"PBWRAP_ROOT=" + root}, steps: []string{"ready", "block"}})
+	term := startPbwrap(t, ptytest.Job{Env: []string{"PBWRAP_ROOT=" + root}, Steps: []string{"ready", "block"}})
 	term.rootDir = root
-	term.waitReport("ready")
-	term.waitFor("the expired session to go", func() bool {
+	term.WaitReport("ready")
+	term.WaitFor("the expired session to go", func() bool {
 		_, err := os.Lstat(old.Dir)
 		return os.IsNotExist(err)
 	})
 	term.sessionDir() // The running session is there, and only it.
-	term.signalPbwrap(syscall.SIGTERM)
-	term.wantExit("exit 143")
+	term.SignalWrapper(syscall.SIGTERM)
+	term.WantExit("exit 143")
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build darwin || freebsd || linux
 
 package main
 
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,27 +43,19 @@ func queryBracketedPaste(timeout time.Duration) (string, error) {
 		return "", errors.New("not run from a terminal")
 	}
 	defer tty.Close()
-	rc, err := tty.SyscallConn()
+	saved, err := ptyio.GetTermios(tty)
 	if err != nil {
-		return "", err
-	}
-	var saved *unix.Termios
-	var ctlErr error
-	if err := rc.Control(func(fd uintptr) {
-		saved, ctlErr = unix.IoctlGetTermios(int(fd), ioctlReadTermios)
-		if ctlErr != nil {
-			return
-		}
-		raw := *saved
-		// ISIG off too: a Ctrl-C during the question is a byte, not a
-		// signal that would end pbwrap before the terminal is restored.
-		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
-		raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
-		ctlErr = unix.IoctlSetTermios(int(fd), ioctlWriteTermios, &raw)
-	}); err != nil || ctlErr != nil {
 		return "", errors.New("not a terminal")
 	}
-	defer rc.Control(func(fd uintptr) { _ = unix.IoctlSetTermios(int(fd), ioctlWriteTermios, saved) })
+	raw := *saved
+	// ISIG off too: a Ctrl-C during the question is a byte, not a signal
+	// that would end pbwrap before the terminal is restored.
+	raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
+	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
+	if err := ptyio.SetTermios(tty, &raw); err != nil {
+		return "", errors.New("not a terminal")
+	}
+	defer ptyio.SetTermios(tty, saved) // Best effort: the question is over.
 
 	if _, err := tty.WriteString("\x1b[?2004$p\x1b[c"); err != nil {
 		return "", err

@@ -6,31 +6,27 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
-// pbwrapBin is the pbwrap binary under test, built once by TestMain with
-// the pbwrap_testhooks tag (see testhooks.go), and with the race detector
-// when the tests run with it.
+// pbwrapBin is the pbwrap binary under test, built once by TestMain, with
+// the race detector when the tests run with it.
 var pbwrapBin string
 
 // TestMain builds pbwrap for the end-to-end tests. The test binary also
-// plays the programs those tests need, chosen by environment variable: the
-// wrapped child that records what it sees (PBWRAP_TEST_CHILD) and the
-// job-control shell that runs pbwrap (PBWRAP_TEST_LEADER).
+// plays the programs those tests need (see ptytest.Dispatch): the
+// job-control shell that runs pbwrap and the wrapped child that records
+// what it sees.
 func TestMain(m *testing.M) {
-	switch {
-	case os.Getenv("PBWRAP_TEST_LEADER") != "":
-		os.Exit(leaderMain(os.Args[1:]))
-	case os.Getenv("PBWRAP_TEST_CHILD") != "":
-		os.Exit(childMain(os.Args[1:]))
-	}
+	ptytest.Dispatch()
 	dir, err := os.MkdirTemp("", "pbwrap-test-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	pbwrapBin = filepath.Join(dir, "pbwrap")
-	args := []string{"build", "-tags", "pbwrap_testhooks", "-o", pbwrapBin}
+	args := []string{"build", "-o", pbwrapBin}
 	if raceEnabled {
 		args = append(args, "-race")
 	}

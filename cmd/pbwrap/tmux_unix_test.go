@@ -1,4 +1,4 @@
-//go:build unix
+//go:build darwin || freebsd || linux
 
 package main
 
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // tmuxSession is a detached tmux server of the test's own, driven as a
@@ -67,7 +69,7 @@ func (s *tmuxSession) screen() string {
 // waitScreen waits until the screen shows want, and returns the screen.
 func (s *tmuxSession) waitScreen(want string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(watchdog)
+	deadline := time.Now().Add(ptytest.Watchdog)
 	for {
 		screen := s.screen()
 		if strings.Contains(screen, want) {
@@ -83,7 +85,7 @@ func (s *tmuxSession) waitScreen(want string) string {
 // waitAfter waits until want shows on the screen after the last mark.
 func (s *tmuxSession) waitAfter(mark, want string) {
 	s.t.Helper()
-	deadline := time.Now().Add(watchdog)
+	deadline := time.Now().Add(ptytest.Watchdog)
 	for {
 		screen := s.screen()
 		if i := strings.LastIndex(screen, mark); i >= 0 && strings.Contains(screen[i:], want) {

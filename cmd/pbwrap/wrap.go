@@ -22,10 +22,16 @@ var (
 	bracketedOff = []byte("\x1b[?2004l")
 )
 
+// errNoUnix is wrap's error on a system without Unix terminals.
+var errNoUnix = errors.New("this system is not supported: pbwrap needs a Unix terminal (Linux, macOS or FreeBSD; on Windows, WSL)")
+
 // wrap runs argv in a PTY with paste capture, or directly when wrapping
 // is off, nested, or has no terminal to work with.
 func wrap(cfg *config, argv []string) error {
 	path, err := ptyproxy.LookPath(argv[0])
+	if errors.Is(err, errors.ErrUnsupported) {
+		return errNoUnix
+	}
 	if err != nil {
 		return err
 	}
@@ -223,11 +229,13 @@ func (s *sessionOpener) sayIfUnsaved() {
 	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (pbwrap doctor tells more)\n", s.rootErr)
 }
 
+// close ends the session: a run that saved nothing leaves nothing behind
+// (see store.Session.End).
 func (s *sessionOpener) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != nil {
-		if err := s.sess.Close(); err != nil {
+		if err := s.sess.End(); err != nil {
 			s.logf("%v", err)
 		}
 	}

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 // Command benchdriver measures pbwrap against the physical limit and the
 // classic wrapper: the same child run directly on a PTY, under pbwrap, and
 // under script(1) (util-linux, "script -q -c"), side by side in one run,
@@ -22,7 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pbwrap/pbwrap/ptyproxy"
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -225,11 +228,13 @@ type running struct {
 }
 
 func start(argv []string, env ...string) (*running, error) {
-	master, slave, err := ptyproxy.OpenPTY()
+	master, slave, err := ptyio.OpenPTY()
 	if err != nil {
 		return nil, err
 	}
-	if err := ptyproxy.SetSize(master, 24, 80); err != nil {
+	if err := ptyio.SetSize(master, &unix.Winsize{Row: 24, Col: 80}); err != nil {
+		master.Close()
+		slave.Close()
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)

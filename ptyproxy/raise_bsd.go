@@ -1,3 +1,5 @@
+//go:build darwin || freebsd
+
 package ptyproxy
 
 import "golang.org/x/sys/unix"
@@ -15,7 +17,7 @@ func raiseStopSignal() {
 	_ = unix.Kill(unix.Getpid(), unix.SIGSTOP) // Best effort.
 }
 
-// holdTTIN would block SIGTTIN for the reading thread; Darwin has no
-// per-thread signal mask call in x/sys, so there a read that races with
+// holdTTIN would block SIGTTIN for the reading thread; x/sys has no
+// per-thread signal mask call on the BSDs, so there a read that races with
 // the shell taking the terminal stops the process, as the kernel decides.
 func holdTTIN() bool { return false }

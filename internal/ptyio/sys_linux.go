@@ -1,8 +1,9 @@
-package ptyproxy
+package ptyio
 
 import "golang.org/x/sys/unix"
 
 const (
 	ioctlGetTermios = unix.TCGETS
 	ioctlSetTermios = unix.TCSETS
+	statusContinued = continuedLinux
 )

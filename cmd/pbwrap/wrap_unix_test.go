@@ -1,0 +1,143 @@
+//go:build darwin || freebsd || linux
+
+package main
+
+// End-to-end tests of pbwrap as a whole: the test is the user's terminal
+// and runs the built pbwrap (see ptytest). How the proxy itself behaves
+// (sizes, signals, job control, restoring the terminal) is tested in
+// ptyproxy.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"github.com/pbwrap/pbwrap/internal/ptytest"
+)
+
+// Every byte the user types reaches the child, and every byte the child
+// writes reaches the terminal, through the whole of pbwrap with its paste
+// and mode filters on the way, in order, whatever the chunking, both ways
+// at once. ptyproxy's own tests show the same of the proxy alone.
+func TestBytesPassThrough(t *testing.T) {
+	const in, out = 1 << 20, 3 << 20
+	term := startPbwrap(t, ptytest.Job{Steps: []string{"raw", "record", "ready", fmt.Sprintf("out:%d", out), fmt.Sprintf("until-input:%d", in), "exit:0"}})
+	term.WaitReport("ready")
+	term.WantInput(ptytest.Noise(in))
+	term.WantExit("exit 0")
+	// pbwrap's own: bracketed paste on at start, off at exit.
+	want := slices.Concat([]byte("\x1b[?2004hREADY\r\n"), ptytest.Pattern(out), []byte("\x1b[?2004l"))
+	term.WaitFor("all output", func() bool { return len(term.Output()) >= len(want) })
+	if diff := ptytest.Diff(term.Output(), want); diff != "" {
+		t.Errorf("terminal: %s", diff)
+	}
+}
+
+// pbwrap exits with the child's status, 127 for a command that is not
+// found and 126 for one that cannot be executed, with a one-line message.
+func TestExitStatusOfUnrunnableCommand(t *testing.T) {
+	dir := t.TempDir()
+	noexec := filepath.Join(dir, "noexec")
+	if err := os.WriteFile(noexec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		command []string
+		want    string
+		msg     string
+	}{
+		{[]string{"pbwrap-no-such-command"}, "exit 127", "pbwrap: pbwrap-no-such-command: command not found\r\n"},
+		{[]string{filepath.Join(dir, "missing")}, "exit 127", "missing: no such file or directory\r\n"},
+		{[]string{noexec}, "exit 126", "noexec: cannot execute: permission denied\r\n"},
+		{[]string{dir}, "exit 126", ": cannot execute: is a directory\r\n"},
+	} {
+		t.Run(tc.command[0], func(t *testing.T) {
+			term := startPbwrap(t, ptytest.Job{Command: tc.command})
+			term.WantExit(tc.want)
+			term.WaitOutput(tc.msg)
+			if out := string(term.Output()); !strings.HasSuffix(out, tc.msg) || strings.Count(out, "\n") != 1 {
+				t.Errorf("pbwrap said %q, want one line ending in %q", out, tc.msg)
+			}
+		})
+	}
+}
+
+// Without a terminal on both sides, nested in pbwrap, or when turned off,
+// pbwrap becomes the command: same process, same descriptors.
+func TestPassThrough(t *testing.T) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err == nil {
+		tty.Close()
+	}
+	for _, tc := range []struct {
+		name             string
+		flags, env       []string
+		pipeIn, pipeOut  bool
+		wantStdinTTYName bool
+	}{
+		{name: "stdin is a pipe", pipeIn: true},
+		{name: "stdout is a pipe", pipeOut: true, wantStdinTTYName: true},
+		{name: "nested", env: []string{"PBWRAP_SESSION=0190abcd"}, wantStdinTTYName: true},
+		{name: "--off", flags: []string{"--off"}, wantStdinTTYName: true},
+		{name: "PBWRAP_OFF=1", env: []string{"PBWRAP_OFF=1"}, wantStdinTTYName: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			master, slave, err := ptyio.OpenPTY()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer master.Close()
+			defer slave.Close()
+			go func() { _, _ = copyAll(master) }() // Ends when the master is closed.
+			dir := t.TempDir()
+			report := filepath.Join(dir, "report")
+			args := append(append(tc.flags, "--"), ptytest.ChildArgv(t, "pid", "stdin-tty", "exit:7")...)
+			cmd := exec.Command(pbwrapBin, args...)
+			cmd.Env = append(append(os.Environ(), "PBWRAP_TEST_CHILD=1", "PBWRAP_TEST_REPORT="+report), tc.env...)
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+			if tc.pipeIn {
+				cmd.Stdin = strings.NewReader("")
+			}
+			if tc.pipeOut {
+				cmd.Stdout = new(bytes.Buffer)
+			}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+			if tc.pipeIn {
+				cmd.SysProcAttr.Ctty = 1
+			}
+			err = cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 7 {
+				t.Fatalf("pbwrap exited %d (%v), want the child's 7", code, err)
+			}
+			b, _ := os.ReadFile(report)
+			got := string(b)
+			if want := fmt.Sprintf("pid %d ", cmd.Process.Pid); !strings.Contains(got, want) {
+				t.Errorf("child reported %q, want it to be pbwrap's own process (%q)", got, want)
+			}
+			if tc.wantStdinTTYName {
+				if want := "stdin-tty " + slave.Name(); !strings.Contains(got, want) {
+					t.Errorf("child reported %q, want the terminal's own descriptor (%q)", got, want)
+				}
+			}
+		})
+	}
+}
+
+func copyAll(f *os.File) (int, error) {
+	buf := make([]byte, 4096)
+	total := 0
+	for {
+		n, err := f.Read(buf)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+}

@@ -1,0 +1,9 @@
+package ptyio
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+	statusContinued = continuedDarwin
+)

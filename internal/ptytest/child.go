@@ -1,0 +1,275 @@
+//go:build darwin || freebsd || linux
+
+package ptytest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+)
+
+// ChildArgv is the command line of the recording child with steps: the
+// test binary, which plays the child when PBWRAP_TEST_CHILD is set (Start
+// sets it).
+func ChildArgv(t *testing.T, steps ...string) []string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{self}, steps...)
+}
+
+// childMain is the recording child: it runs its arguments as steps (see
+// the package doc), in order, and appends what it sees as lines to the
+// file named by PBWRAP_TEST_REPORT; with the record step, the exact bytes
+// it reads go to the file named by PBWRAP_TEST_INPUT.
+func childMain(args []string) int {
+	c := &child{report: reportFile{name: os.Getenv(reportEnv)}, input: os.Getenv(inputEnv)}
+	for _, step := range args {
+		if strings.HasPrefix(step, "-") {
+			c.logf("arg %s", step) // Added by pbwrap for an agent.
+			continue
+		}
+		if status, done := c.step(step); done {
+			return status
+		}
+	}
+	return 0
+}
+
+// step runs one step. It reports whether the child is done, and with
+// which status.
+func (c *child) step(step string) (status int, done bool) {
+	name, arg, _ := strings.Cut(step, ":")
+	switch name {
+	case "raw":
+		if _, err := term.MakeRaw(0); err != nil {
+			c.logf("error raw %v", err)
+		}
+	case "cooked-nosig":
+	case "size":
+		c.size()
+	case "watch":
+		c.watch()
+	case "redraw":
+		c.redraw()
+	case "record":
+		c.record(false)
+	case "echo":
+		c.record(true)
+	case "stdin-tty":
+		c.stdinTTY()
+	case "pid":
+		c.logf("pid %d %d", os.Getpid(), os.Getppid())
+	case "env":
+		c.logf("env %s=%s", arg, os.Getenv(arg))
+	case "print":
+		fmt.Printf("%s\r\n", arg)
+	case "bp":
+		c.bracketedPaste(arg == "on")
+	case "seq":
+		fmt.Print(childSeqs[arg])
+	case "out":
+		_, _ = os.Stdout.Write(Pattern(atoi(arg)))
+	case "ready":
+		fmt.Print("READY\r\n")
+		c.logf("ready")
+	case "until-input":
+		c.untilInput(int64(atoi(arg)))
+	case "grandchild":
+		c.grandchild(arg)
+	case "sleep":
+		d, _ := time.ParseDuration(arg)
+		time.Sleep(d)
+	case "block":
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "nohup":
+		signal.Ignore(syscall.SIGHUP)
+	case "exit":
+		return atoi(arg), true
+	case "die":
+		return die(syscall.Signal(atoi(arg))), true
+	default:
+		c.logf("error unknown step %q", step)
+		return 99, true
+	}
+	return 0, false
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// childSeqs are escape sequences the child can write by name.
+var childSeqs = map[string]string{
+	"altscreen-bp": "\x1b[?1049;2004h", // alternate screen and bracketed paste at once
+	"bp-cursor":    "\x1b[?2004;25l",   // bracketed paste off, cursor hidden
+}
+
+type child struct {
+	report reportFile
+	input  string
+}
+
+func (c *child) logf(format string, args ...any) { c.report.logf(format, args...) }
+
+func (c *child) size() {
+	ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
+	if err != nil {
+		c.logf("error size %v", err)
+		return
+	}
+	c.logf("size %d %d", ws.Row, ws.Col)
+}
+
+func (c *child) stdinTTY() {
+	name, err := os.Readlink("/proc/self/fd/0")
+	if err != nil || !term.IsTerminal(0) {
+		name = "none"
+	}
+	c.logf("stdin-tty %s", name)
+}
+
+func (c *child) bracketedPaste(on bool) {
+	if on {
+		fmt.Print("\x1b[?2004h")
+		c.logf("bp on")
+		return
+	}
+	fmt.Print("\x1b[?2004l")
+	c.logf("bp off")
+}
+
+// die kills the child with sig, by its default action.
+func die(sig syscall.Signal) int {
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	time.Sleep(10 * time.Second)
+	return 99
+}
+
+func (c *child) watch() {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGCONT)
+	go func() { // Lives as long as the child.
+		for sig := range sigs {
+			c.watched(sigs, sig.(syscall.Signal))
+		}
+	}()
+}
+
+// watched reports sig, and dies of it if it is one that ends a program.
+func (c *child) watched(sigs <-chan os.Signal, sig syscall.Signal) {
+	c.logf("signal %s", unix.SignalName(sig))
+	switch sig {
+	case syscall.SIGWINCH:
+		c.size()
+	case syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT:
+		// Signals that came together are delivered in number order, not
+		// in the order sent: report them all before dying of the first.
+		c.drainSignals(sigs, 100*time.Millisecond)
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+	}
+}
+
+// drainSignals reports what else arrives on sigs for d.
+func (c *child) drainSignals(sigs <-chan os.Signal, d time.Duration) {
+	deadline := time.After(d)
+	for {
+		select {
+		case sig := <-sigs:
+			c.logf("signal %s", unix.SignalName(sig.(syscall.Signal)))
+		case <-deadline:
+			return
+		}
+	}
+}
+
+func (c *child) redraw() {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGCONT)
+	draw(0)
+	go func() { // Lives as long as the child.
+		n := 0
+		for range sigs {
+			n++
+			draw(n)
+		}
+	}()
+}
+
+// draw prints the n-th "REDRAW" line with the terminal's size.
+func draw(n int) {
+	ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
+	if err != nil {
+		ws = &unix.Winsize{}
+	}
+	fmt.Printf("REDRAW %d %dx%d\r\n", n, ws.Row, ws.Col)
+}
+
+func (c *child) record(echo bool) {
+	f, err := os.OpenFile(c.input, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		c.logf("error record %v", err)
+		return
+	}
+	go func() { // Lives as long as the child.
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := os.Stdin.Read(buf)
+			if n > 0 {
+				_, _ = f.Write(buf[:n])
+				if echo {
+					show(buf[:n])
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// show writes input to stdout with the paste markers made visible.
+func show(input []byte) {
+	shown := strings.NewReplacer("\x1b[200~", "<200~>", "\x1b[201~", "<201~>", "\r", "\r\n").Replace(string(input))
+	_, _ = os.Stdout.WriteString(shown)
+}
+
+func (c *child) untilInput(n int64) {
+	for {
+		if fi, err := os.Stat(c.input); err == nil && fi.Size() >= n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (c *child) grandchild(how string) {
+	steps := []string{"watch", "ready", "sleep:60s"}
+	if how == "nohup" {
+		steps = []string{"nohup", "ready", "sleep:60s"}
+	}
+	cmd := exec.Command(os.Args[0], steps...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), reportEnv+"="+c.report.name+".grandchild")
+	if err := cmd.Start(); err != nil {
+		c.logf("error grandchild %v", err)
+		return
+	}
+	c.logf("grandchild %d", cmd.Process.Pid)
+}

@@ -1,0 +1,168 @@
+//go:build darwin || freebsd || linux
+
+package ptytest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// WaitFor polls until cond is true, failing the test at the Watchdog.
+func (term *Terminal) WaitFor(what string, cond func() bool) {
+	term.t.Helper()
+	deadline := time.Now().Add(Watchdog)
+	for !cond() {
+		if time.Now().After(deadline) {
+			term.t.Fatalf("watchdog: gave up waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// WaitReport waits until the child has reported a line containing want.
+func (term *Terminal) WaitReport(want string) {
+	term.t.Helper()
+	term.WaitFor(fmt.Sprintf("child report %q", want), func() bool { return term.FileHas("report", want) })
+}
+
+// WaitLeader waits until the leader has reported a line containing want.
+func (term *Terminal) WaitLeader(want string) {
+	term.t.Helper()
+	term.WaitFor(fmt.Sprintf("leader report %q", want), func() bool { return term.FileHas("leader", want) })
+}
+
+// WaitOutput waits until the terminal has shown want.
+func (term *Terminal) WaitOutput(want string) {
+	term.t.Helper()
+	term.WaitFor(fmt.Sprintf("output %q", want), func() bool { return bytes.Contains(term.Output(), []byte(want)) })
+}
+
+// WaitInput waits until the child has recorded n bytes of input and
+// returns them.
+func (term *Terminal) WaitInput(n int) []byte {
+	term.t.Helper()
+	var got []byte
+	term.WaitFor(fmt.Sprintf("%d bytes of input", n), func() bool {
+		got, _ = os.ReadFile(term.Path("input"))
+		return len(got) >= n
+	})
+	return got
+}
+
+// Type writes p to the terminal as if typed or pasted, in chunks of at
+// most chunk bytes (all at once when chunk is 0).
+func (term *Terminal) Type(p []byte, chunk int) {
+	term.t.Helper()
+	if chunk <= 0 {
+		chunk = len(p)
+	}
+	for len(p) > 0 {
+		n := min(chunk, len(p))
+		if _, err := term.Master.Write(p[:n]); err != nil {
+			term.t.Fatalf("write to terminal: %v", err)
+		}
+		p = p[n:]
+	}
+}
+
+// varied are the chunk sizes TypeVaried writes in, in turn: single keys,
+// short bursts, and pastes larger than a read.
+var varied = []int{1, 7, 3, 4096, 65537, 2, 31}
+
+// TypeVaried writes p to the terminal in chunks of varied sizes, as typing
+// and pasting mixed would.
+func (term *Terminal) TypeVaried(p []byte) {
+	term.t.Helper()
+	for i := 0; len(p) > 0; i++ {
+		n := min(varied[i%len(varied)], len(p))
+		term.Type(p[:n], 0)
+		p = p[n:]
+	}
+}
+
+// WantInput types input in chunks of varied sizes (TypeVaried), waits
+// for the child to record as many bytes, and checks that they are input,
+// byte for byte.
+func (term *Terminal) WantInput(input []byte) {
+	term.t.Helper()
+	term.TypeVaried(input)
+	if diff := Diff(term.WaitInput(len(input)), input); diff != "" {
+		term.t.Errorf("child's input: %s", diff)
+	}
+}
+
+// Exit waits for the wrapper to end and returns how, as the leader saw
+// it: "exit N" or "signal N".
+func (term *Terminal) Exit() string {
+	term.t.Helper()
+	var how string
+	term.WaitFor("the wrapper to exit", func() bool {
+		for _, line := range strings.Split(term.File("leader"), "\n") {
+			if strings.HasPrefix(line, "exit ") || strings.HasPrefix(line, "signal ") {
+				how = line
+				return true
+			}
+		}
+		return false
+	})
+	return how
+}
+
+// WantExit waits for the wrapper to end and checks how it ended and that
+// the terminal's termios are exactly as before the wrapper started.
+func (term *Terminal) WantExit(want string) {
+	term.t.Helper()
+	if got := term.Exit(); got != want {
+		term.t.Errorf("the wrapper ended with %q, want %q", got, want)
+	}
+	term.WantTermiosRestored()
+}
+
+// WantTermiosRestored checks that the terminal's termios are exactly as
+// before the wrapper started.
+func (term *Terminal) WantTermiosRestored() {
+	term.t.Helper()
+	if after := term.Termios(); *after != *term.before {
+		term.t.Errorf("termios not restored:\n got %+v\nwant %+v", *after, *term.before)
+	}
+}
+
+// SignalWrapper sends sig to the wrapper, as another process would.
+func (term *Terminal) SignalWrapper(sig syscall.Signal) {
+	term.t.Helper()
+	var pid int
+	// The leader writes the pid after starting the wrapper, which may
+	// already be running the child.
+	term.WaitFor("the wrapper's pid", func() bool { pid = term.WrapperPid(); return pid > 0 })
+	if err := unix.Kill(pid, sig); err != nil {
+		term.t.Fatalf("signal the wrapper: %v", err)
+	}
+}
+
+// ContinueWrapper sends SIGCONT to the wrapper as a shell's kill does
+// after its signal; the wrapper may have ended by then.
+func (term *Terminal) ContinueWrapper() {
+	term.t.Helper()
+	pid := term.WrapperPid()
+	if pid <= 0 {
+		term.t.Fatal("continue the wrapper: no pid")
+	}
+	if err := unix.Kill(pid, syscall.SIGCONT); err != nil && err != unix.ESRCH {
+		term.t.Fatalf("continue the wrapper: %v", err)
+	}
+}
+
+// SignalLeader sends sig to the leader: SIGUSR1 to take the terminal back
+// as a shell does, SIGUSR2 for fg (see leaderMain).
+func (term *Terminal) SignalLeader(sig syscall.Signal) {
+	term.t.Helper()
+	if err := term.leader.Process.Signal(sig); err != nil {
+		term.t.Fatalf("signal leader: %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+//go:build darwin || freebsd || linux
+
+package ptytest
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"golang.org/x/sys/unix"
+)
+
+// leaderMain plays the interactive shell that runs the wrapper as a job:
+// it leads the session of the test's terminal, starts the wrapper (its
+// arguments) in a process group of its own in the foreground, and appends
+// to the file named by PBWRAP_TEST_LEADER "pid N" at start, "stopped SIG"
+// each time the wrapper stops, then "exit N" or "signal N" when it ends.
+// SIGUSR1 makes it take the terminal back (as a shell does after Ctrl-Z
+// or for bg); SIGUSR2 gives the terminal to the wrapper and continues it
+// (fg).
+func leaderMain(args []string) int {
+	report := &reportFile{name: os.Getenv(leaderEnv)}
+	// On a hangup of the terminal, a shell sends SIGHUP to its jobs; the
+	// leader does the same and stays to report how the wrapper ended.
+	jobs := make(chan os.Signal, 4)
+	signal.Notify(jobs, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP)
+	proc, err := os.StartProcess(args[0], args, &os.ProcAttr{
+		Env:   withoutEnv(os.Environ(), leaderEnv),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0},
+	})
+	if err != nil {
+		report.logf("error start %v", err)
+		return 1
+	}
+	report.logf("pid %d", proc.Pid)
+	go jobControl(report, jobs, proc.Pid) // Lives as long as the leader.
+	return reportEnd(report, proc.Pid)
+}
+
+// jobControl does what the test asks of the shell, by signal, for the job
+// pid.
+func jobControl(report *reportFile, jobs <-chan os.Signal, pid int) {
+	for sig := range jobs {
+		if sig == syscall.SIGHUP {
+			_ = unix.Kill(-pid, unix.SIGHUP)
+			_ = unix.Kill(-pid, unix.SIGCONT)
+			report.logf("did SIGHUP")
+			continue
+		}
+		signal.Ignore(syscall.SIGTTOU)
+		if sig == syscall.SIGUSR1 {
+			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
+		} else {
+			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pid)
+			_ = unix.Kill(-pid, unix.SIGCONT)
+		}
+		signal.Reset(syscall.SIGTTOU)
+		report.logf("did %s", unix.SignalName(sig.(syscall.Signal)))
+	}
+}
+
+// reportEnd reports each stop of the job pid, then how it ended.
+func reportEnd(report *reportFile, pid int) int {
+	st, err := ptyio.WaitExit(pid, func(sig int) {
+		report.logf("stopped %s", unix.SignalName(syscall.Signal(sig)))
+	})
+	switch {
+	case err != nil:
+		report.logf("error wait %v", err)
+		return 1
+	case st.Kind == ptyio.Exited:
+		report.logf("exit %d", st.N)
+	default:
+		report.logf("signal %d", st.N)
+	}
+	return 0
+}

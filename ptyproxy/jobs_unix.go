@@ -1,0 +1,121 @@
+//go:build darwin || freebsd || linux
+
+package ptyproxy
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"golang.org/x/sys/unix"
+)
+
+// loop handles signals and the session process's state changes until the
+// command has exited, then drains its output and returns its status. It
+// alone changes job-control state (childStopped).
+func (s *session) loop(sigc <-chan os.Signal, waits <-chan ptyio.WaitState, outDone <-chan struct{}) int {
+	for {
+		select {
+		case sig := <-sigc:
+			s.signaled(sig.(syscall.Signal))
+		case st := <-waits:
+			if st.Ended() {
+				s.drain(outDone)
+				return st.ExitCode()
+			}
+			s.suspend()
+		}
+	}
+}
+
+// signaled acts on a signal sent to pbwrap.
+func (s *session) signaled(sig syscall.Signal) {
+	switch sig {
+	case syscall.SIGWINCH:
+		s.syncSize(false)
+	case syscall.SIGCONT:
+		// Continued after a stop of pbwrap's own (bg then fg, SIGTTIN):
+		// take the terminal back if it is ours again.
+		s.resumed()
+	default:
+		s.forward(sig)
+	}
+}
+
+// wait reports every stop of the session process, then how it ended.
+func (s *session) wait(events chan<- ptyio.WaitState) {
+	defer guard()
+	st, err := ptyio.WaitExit(s.shim, func(sig int) {
+		events <- ptyio.WaitState{Kind: ptyio.Stopped, N: sig}
+	})
+	if err != nil {
+		s.cfg.Logf("wait: %v", err)
+		st = ptyio.WaitState{Kind: ptyio.Exited, N: 1}
+	}
+	events <- st
+}
+
+// forward sends sig to the command's process group, or to the session
+// process while the command's pid is not known. A stopped command is
+// continued after it, as a shell's kill does, so that it can act on it.
+func (s *session) forward(sig syscall.Signal) {
+	if pid := int(s.child.Load()); pid > 0 {
+		if err := unix.Kill(-pid, sig); err != nil && errors.Is(err, unix.ESRCH) {
+			_ = unix.Kill(pid, sig) // Best effort.
+		}
+	} else {
+		_ = unix.Kill(s.shim, sig) // Best effort.
+	}
+	if s.childStopped {
+		s.continueChild()
+	}
+}
+
+// continueChild continues the stopped command, then the session process.
+// pbwrap continues the command itself, before the terminal is in raw mode
+// again: SIGCONT discards pending stop signals, so a SIGCONT that came
+// after a Ctrl-Z typed right after fg would swallow it.
+func (s *session) continueChild() {
+	s.childStopped = false
+	if pid := int(s.child.Load()); pid > 0 {
+		_ = unix.Kill(-pid, unix.SIGCONT) // Best effort.
+	}
+	_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: it goes back to waiting.
+}
+
+// suspend mirrors the command's stop: the terminal is given back and
+// pbwrap stops itself, so that the shell gets its prompt; see resumed for
+// what happens when it is continued.
+func (s *session) suspend() {
+	s.cfg.Logf("command stopped; stopping")
+	s.childStopped = true
+	s.giveBack()
+	raiseStop()
+	s.cfg.Logf("continued")
+	s.resumed()
+}
+
+// resumed runs when pbwrap has been continued: in the foreground it
+// continues a stopped command, takes the terminal over and resends the
+// size. In the background (bg) it leaves the command stopped until fg, as a
+// full-screen program stops again when it finds it does not own the
+// terminal. Either way the input pump looks again.
+func (s *session) resumed() {
+	if inForeground() && s.childStopped {
+		s.continueChild()
+	}
+	if s.takeOver() {
+		s.syncSize(true)
+	}
+	s.wakeInput()
+}
+
+// wakeInput tells an input pump waiting after a background read to try
+// again.
+func (s *session) wakeInput() {
+	select {
+	case s.inputWake <- struct{}{}:
+	default: // A wake-up is already pending.
+	}
+}
