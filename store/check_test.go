@@ -35,14 +35,7 @@ func TestCheckRoot(t *testing.T) {
 	othersWrite := mkdir("others-write", 0o703)
 	groupOnly := mkdir("group-only", 0o750)
 	readOnly := mkdir("read-only", 0o500)
-	symlink := filepath.Join(dir, "symlink")
-	if err := os.Symlink(good, symlink); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "file")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	symlink, file := symlinkAndFile(t, dir, good)
 	uid := os.Geteuid()
 
 	type want struct {
@@ -138,14 +131,7 @@ func TestCheckRootAgreesWithOpenRoot(t *testing.T) {
 	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	symlink := filepath.Join(dir, "symlink")
-	if err := os.Symlink(good, symlink); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "file")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	symlink, file := symlinkAndFile(t, dir, good)
 	paths := []string{good, open, symlink, file, filepath.Join(file, "x"), filepath.Join(dir, "missing"), "/",
 		"relative", filepath.Join(dir, "tab\there"), filepath.Join(dir, "bad\xfe")}
 	for _, path := range paths {

@@ -191,6 +191,12 @@ func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl t
 		rep.skip(name, err.Error())
 		return
 	}
+	c.dispose(rep, d, live)
+}
+
+// dispose keeps the expired session d read, when it is live, or removes
+// it (with DryRun, says it would), and adds what it did to rep.
+func (c *Cleaner) dispose(rep *CleanReport, d *sessionDir, live bool) {
 	s := d.summary()
 	switch {
 	case live:
@@ -203,7 +209,7 @@ func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl t
 		freed, err := d.remove()
 		rep.Bytes += freed
 		if err != nil {
-			rep.skip(name, err.Error())
+			rep.skip(d.id, err.Error())
 			return
 		}
 		s.Bytes = freed

@@ -114,14 +114,7 @@ func TestOpenRootRefuses(t *testing.T) {
 	if err := os.Chmod(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	symlink := filepath.Join(dir, "symlink")
-	if err := os.Symlink(target, symlink); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "file")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	symlink, file := symlinkAndFile(t, dir, target)
 	newline := filepath.Join(dir, "new\nline")
 	if err := os.Mkdir(newline, 0o700); err != nil {
 		t.Fatal(err)
@@ -243,6 +236,21 @@ func TestReadOnlyRootByMode(t *testing.T) {
 }
 
 // realDir returns a new temporary directory with symlinks resolved.
+// symlinkAndFile makes in dir a symlink to target and an empty regular
+// file, two things that are not a root, and returns their paths.
+func symlinkAndFile(t *testing.T, dir, target string) (symlink, file string) {
+	t.Helper()
+	symlink = filepath.Join(dir, "symlink")
+	if err := os.Symlink(target, symlink); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return symlink, file
+}
+
 func realDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())

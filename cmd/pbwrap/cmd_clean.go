@@ -53,8 +53,15 @@ func runClean(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
+	printCleanReport(report, root, *dryRun)
+	return nil
+}
+
+// printCleanReport says what a cleanup removed (or, in a dry run, would
+// remove), kept and left alone.
+func printCleanReport(report *store.CleanReport, root string, dryRun bool) {
 	verb, freed := "removed", "freed"
-	if *dryRun {
+	if dryRun {
 		verb, freed = "would remove", "would free"
 	}
 	now := time.Now()
@@ -69,10 +76,9 @@ func runClean(c *command, cfg *config, args []string) error {
 	}
 	if len(report.Removed) == 0 {
 		fmt.Printf("nothing to remove under %s\n", root)
-		return nil
+		return
 	}
 	fmt.Printf("%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
-	return nil
 }
 
 func pasteCount(s store.SessionSummary) string {

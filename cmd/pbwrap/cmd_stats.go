@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -35,8 +36,7 @@ type tally struct {
 }
 
 func runStats(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	if err := c.parse(fs, args, 0); err != nil {
+	if err := c.parse(c.flags(), args, 0); err != nil {
 		return err
 	}
 	root, err := store.ResolveRoot(cfg.root)
@@ -47,8 +47,19 @@ func runStats(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
+	rows, total := tallySessions(sessions)
+	if total.saved+total.inline+total.fallback == 0 {
+		fmt.Printf("no pastes recorded under %s\n", root)
+		return nil
+	}
+	return printTallies(append(rows, total))
+}
+
+// tallySessions counts the pastes of every session by outcome, per agent,
+// most bytes kept out first, and in total.
+func tallySessions(sessions []store.SessionSummary) (rows []*tally, total *tally) {
 	byAgent := map[string]*tally{}
-	total := &tally{agent: "total"}
+	total = &tally{agent: "total"}
 	for _, s := range sessions {
 		if s.Manifest == nil {
 			continue
@@ -57,31 +68,32 @@ func runStats(c *command, cfg *config, args []string) error {
 		if t == nil {
 			t = &tally{agent: s.Manifest.Argv0}
 			byAgent[s.Manifest.Argv0] = t
+			rows = append(rows, t)
 		}
 		for _, r := range s.Manifest.Pastes {
-			for _, x := range []*tally{t, total} {
-				switch r.Outcome {
-				case store.OutcomeSaved:
-					x.saved++
-					x.bytes += r.Bytes
-				case store.OutcomeInline:
-					x.inline++
-				case store.OutcomeFallback:
-					x.fallback++
-				}
-			}
+			t.add(r)
+			total.add(r)
 		}
 	}
-	if total.saved+total.inline+total.fallback == 0 {
-		fmt.Printf("no pastes recorded under %s\n", root)
-		return nil
+	slices.SortStableFunc(rows, func(a, b *tally) int { return cmp.Compare(b.bytes, a.bytes) }) // Ties: newest session first.
+	return rows, total
+}
+
+// add counts one paste.
+func (t *tally) add(r store.PasteRecord) {
+	switch r.Outcome {
+	case store.OutcomeSaved:
+		t.saved++
+		t.bytes += r.Bytes
+	case store.OutcomeInline:
+		t.inline++
+	case store.OutcomeFallback:
+		t.fallback++
 	}
-	rows := make([]*tally, 0, len(byAgent)+1)
-	for _, t := range byAgent {
-		rows = append(rows, t)
-	}
-	slices.SortFunc(rows, func(a, b *tally) int { return int(b.bytes - a.bytes) })
-	rows = append(rows, total)
+}
+
+// printTallies prints the table of pbwrap stats.
+func printTallies(rows []*tally) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "AGENT\tSAVED\tKEPT OUT\t≈TOKENS\tAS TEXT\tFALLBACKS\t")
 	for _, t := range rows {

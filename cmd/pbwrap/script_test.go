@@ -33,6 +33,7 @@ func TestScripts(t *testing.T) {
 			"status":     cmdStatus,
 			"mksession":  cmdMksession,
 			"helpcovers": cmdHelpCovers,
+			"mode":       cmdMode,
 		},
 	})
 }
@@ -61,6 +62,23 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdMode checks the permission bits of a file, without following a
+// symlink:
+//
+//	mode OCTAL PATH
+func cmdMode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mode OCTAL PATH")
+	}
+	want, err := strconv.ParseUint(args[0], 8, 32)
+	ts.Check(err)
+	fi, err := os.Lstat(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if got := fi.Mode().Perm(); got != os.FileMode(want) {
+		ts.Fatalf("%s has mode %#o, want %#o", args[1], got, want)
 	}
 }
 
