@@ -78,8 +78,21 @@ func Run(cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	ignoreTTIN()
 	return s.run(sigc), nil
 }
+
+// ignoreTTIN makes a read of the terminal from the background fail with
+// EIO instead of stopping pbwrap with SIGTTIN, on Linux and the BSDs
+// alike: the kernel refuses such a read with EIO when the reader ignores
+// SIGTTIN (Linux's tty_check_change; the BSD ttread that XNU keeps, and
+// FreeBSD's tty_wait_background). So pbwrap never stops for input, and a signal sent to it
+// in the background (kill %1) is always forwarded (see pumpInput). It
+// runs once the session process has started, which so keeps, like the
+// command, SIGTTIN's default action. The disposition stays for the rest
+// of the process: the input reader cannot be cancelled and may still be
+// reading when Run returns.
+func ignoreTTIN() { signal.Ignore(syscall.SIGTTIN) }
 
 // open saves the terminal's state and opens the session's PTY; it returns
 // the PTY's slave side for startShim. It must run before raw mode.

@@ -66,23 +66,20 @@ func (s *session) drain(outDone <-chan struct{}) {
 	s.out.close()
 }
 
-// pumpInput copies the user's keystrokes to the input pump. Where the
-// platform allows (holdTTIN), a read in the background (after bg, or
-// started with &) fails with EIO instead of stopping pbwrap on SIGTTIN;
-// the pump then waits to be in the foreground again, woken by the SIGCONT
-// of fg or by a periodic look. pbwrap so never stops for input, and a
-// signal sent to it in the background (kill %1) is always forwarded. A
+// pumpInput copies the user's keystrokes to the input pump. A read in the
+// background (after bg, or started with &) fails with EIO, since pbwrap
+// ignores SIGTTIN (see ignoreTTIN); the pump then waits to be in the
+// foreground again, woken by the SIGCONT of fg or by a periodic look. A
 // command stopped by Ctrl-Z stays stopped meanwhile (see resumed).
 func (s *session) pumpInput() {
 	defer guard()
-	held := holdTTIN()
 	buf := make([]byte, ioBufSize)
 	for {
 		n, err := os.Stdin.Read(buf)
 		if n > 0 {
 			s.in.feed(buf[:n])
 		}
-		if err != nil && !s.inputGoesOn(err, held) {
+		if err != nil && !s.inputGoesOn(err) {
 			s.in.close()
 			return
 		}
@@ -90,10 +87,10 @@ func (s *session) pumpInput() {
 }
 
 // inputGoesOn reports whether reading the terminal goes on after err: a
-// read refused in the background (EIO, with SIGTTIN held) is tried again
-// once pbwrap may be in the foreground; any other error ends the input.
-func (s *session) inputGoesOn(err error, held bool) bool {
-	if held && errors.Is(err, syscall.EIO) && inBackground() {
+// read refused in the background (EIO) is tried again once pbwrap may be
+// in the foreground; any other error ends the input.
+func (s *session) inputGoesOn(err error) bool {
+	if errors.Is(err, syscall.EIO) && inBackground() {
 		s.awaitForeground()
 		return true
 	}

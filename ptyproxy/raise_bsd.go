@@ -16,8 +16,3 @@ func raiseStop() {
 func raiseStopSignal() {
 	_ = unix.Kill(unix.Getpid(), unix.SIGSTOP) // Best effort.
 }
-
-// holdTTIN would block SIGTTIN for the reading thread; x/sys has no
-// per-thread signal mask call on the BSDs, so there a read that races with
-// the shell taking the terminal stops the process, as the kernel decides.
-func holdTTIN() bool { return false }

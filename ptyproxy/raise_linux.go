@@ -2,7 +2,6 @@ package ptyproxy
 
 import (
 	"runtime"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,16 +23,4 @@ func raiseStopSignal() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP) // Best effort.
-}
-
-// holdTTIN blocks SIGTTIN for the calling goroutine's thread, to which it
-// stays locked, so that reading the terminal from the background fails
-// with EIO instead of stopping the process. It reports whether it did.
-func holdTTIN() bool {
-	runtime.LockOSThread()
-	var set unix.Sigset_t
-	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
-	sig := uint(unix.SIGTTIN) - 1
-	set.Val[sig/bits] |= 1 << (sig % bits)
-	return unix.PthreadSigmask(unix.SIG_BLOCK, &set, nil) == nil
 }
