@@ -41,6 +41,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // ErrUnsafeRoot is wrapped by the error of OpenRoot, ListSessions and
@@ -81,11 +82,31 @@ type Root struct {
 	Path string
 }
 
-// DefaultRoot returns the root used when none is configured,
-// $TMPDIR/pbwrap-<uid> (see os.TempDir): one per user, so that users
-// sharing /tmp never share a root.
+// DefaultRoot returns the root used when none is configured: on macOS
+// ~/Library/Caches/pbwrap, elsewhere $TMPDIR/pbwrap-<uid> (see
+// defaultRoot).
 func DefaultRoot() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("pbwrap-%d", os.Getuid()))
+	cache, _ := os.UserCacheDir() // "" when $HOME is not set.
+	return defaultRoot(runtime.GOOS, os.TempDir(), cache, os.Getuid())
+}
+
+// defaultRoot is the default root on the system goos, given its temporary
+// directory, the user's cache directory ("" if unknown) and uid.
+//
+// The temporary directory, one root per user so that users sharing /tmp
+// never share a root, is right where it is emptied at boot and left alone
+// until then, as on Linux and FreeBSD. macOS instead removes files not
+// accessed for 3 days from both $TMPDIR (/var/folders/.../T, by dirhelper:
+// confstr(3), _CS_DARWIN_USER_TEMP_DIR) and /tmp (periodic's
+// 110.clean-tmps), against a TTL of a week: pastes would vanish from
+// sessions still running, and a removed .lock makes a live session look
+// ended. The user's cache directory, ~/Library/Caches, is never emptied by
+// age, and is the user's own.
+func defaultRoot(goos, tmpDir, cacheDir string, uid int) string {
+	if goos == "darwin" && cacheDir != "" {
+		return filepath.Join(cacheDir, "pbwrap")
+	}
+	return filepath.Join(tmpDir, fmt.Sprintf("pbwrap-%d", uid))
 }
 
 // ResolveRoot makes root absolute and resolves the symlinks in its parent

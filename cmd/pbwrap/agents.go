@@ -1,12 +1,9 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // An agent is a coding agent CLI pbwrap knows by its command's base name,
@@ -32,8 +29,9 @@ type agent struct {
 var infoFlags = []string{"-h", "--help", "-v", "-V", "--version"}
 
 // agents are the known agents. Claude Code asks before reading outside its
-// working directories and Gemini CLI and Qwen Code refuse to; the others
-// read anywhere, or (Copilot CLI) anywhere under the temporary directory.
+// working directories and Gemini CLI and Qwen Code refuse to; Copilot CLI
+// reads its working directory and the temporary directory; the others read
+// anywhere.
 var agents = []agent{
 	{
 		name: "claude",
@@ -65,13 +63,12 @@ var agents = []agent{
 		subcommands: []string{"help", "init", "login", "logout", "mcp", "plugin", "plugins", "skill", "update",
 			"version", "completion", "config"},
 		batch: []string{"-p", "--prompt"},
-		args: func(argv []string, root string) []string {
-			if underDir(root, os.TempDir()) {
-				return nil // Copilot CLI reads the temporary directory by default.
-			}
-			return insertAfterName(argv, "--add-dir", root)
-		},
-		note: "copilot --add-dir ROOT, only when ROOT is outside the temporary directory, which it reads by default",
+		// Copilot CLI also reads the temporary directory by default, but
+		// compares paths as written: on macOS its /var/folders/... is not
+		// the /private/var/folders/... a reference carries. --add-dir for a
+		// directory it reads anyway costs nothing.
+		args: func(argv []string, root string) []string { return insertAfterName(argv, "--add-dir", root) },
+		note: "copilot --add-dir ROOT",
 	},
 	{name: "codex", note: "nothing: reads any path"},
 	{name: "pi", note: "nothing: reads any path"},
@@ -149,13 +146,4 @@ func appendLast(argv []string, extra ...string) []string {
 		return append(out, argv[i:]...)
 	}
 	return append(slices.Clone(argv), extra...)
-}
-
-// underDir reports whether path lies in dir, after resolving symlinks in
-// dir (path is already resolved).
-func underDir(path, dir string) bool {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return fsutil.Within(dir, path)
 }

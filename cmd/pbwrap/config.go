@@ -59,7 +59,7 @@ type config struct {
 // and doctor show them.
 func newSettings() []*setting {
 	return []*setting{
-		{flag: "root", env: "PBWRAP_ROOT", arg: "DIR", value: store.DefaultRoot(), shown: "$TMPDIR/pbwrap-UID",
+		{flag: "root", env: "PBWRAP_ROOT", arg: "DIR", value: store.DefaultRoot(), shown: "$TMPDIR/pbwrap-UID; macOS: ~/Library/Caches/pbwrap",
 			help: "where pastes are saved (must be yours, not a symlink)", apply: applyRoot},
 		{flag: "min-bytes", env: "PBWRAP_MIN_BYTES", arg: "N", value: strconv.Itoa(capture.DefaultMinBytes),
 			help: "a paste this long is large", apply: positive("bytes", func(c *config) *int { return &c.minBytes })},
