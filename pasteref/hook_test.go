@@ -21,8 +21,13 @@ const hookSource = "line 1 <&>\nline 2\nline 3\nline 4, last\n"
 // hook and compares the answer with the .out.json beside it (empty: no
 // answer, the call goes on unchanged). @DIR@ stands for a directory that
 // holds src.txt.
+//
+// The directory is resolved (realDir): the hook resolves the paths it
+// judges, and on macOS t.TempDir is under /var, a symlink to
+// /private/var; a missing file's path stays unresolved, and would be
+// judged outside the directory instead of missing.
 func TestHookGolden(t *testing.T) {
-	dir := t.TempDir()
+	dir := realDir(t)
 	if err := os.WriteFile(filepath.Join(dir, "src.txt"), []byte(hookSource), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +69,16 @@ func TestHookGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// realDir returns a new temporary directory with symlinks resolved.
+func realDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // The answers carry exactly what the hook contracts say: for Claude Code

@@ -210,6 +210,53 @@ func TestCtrlZAndFg(t *testing.T) {
 	term.WantExit("exit 130")
 }
 
+// A child that stops itself by a signal to its own pid, as Claude Code
+// does with SIGSTOP (not through the terminal's Ctrl-Z), stops pbwrap with
+// it: the shell sees pbwrap stop and gets the terminal back restored. fg
+// continues the child, which redraws at the size the terminal has now,
+// takes input again and exits with its own status. Regression test for
+// macOS, where pbwrap missed stops by SIGSTOP.
+func TestChildStopsItself(t *testing.T) {
+	for _, sig := range []string{"SIGSTOP", "SIGTSTP"} {
+		t.Run(sig, func(t *testing.T) {
+			term := start(t, ptytest.Job{Rows: 30, Cols: 90, Steps: []string{
+				"pid", "redraw", "record", "ready", "stop:" + sig, "until-input:3", "exit:3"}})
+			term.WaitReport("ready")
+			term.WaitOutput("REDRAW 0 30x90")
+			term.WaitReport("stopping " + sig)
+			term.WaitLeader("stopped SIGTSTP")
+			term.WantTermiosRestored()
+			if !term.Stopped(term.ChildPid()) {
+				t.Error("the child is running while pbwrap is stopped")
+			}
+			if term.FileHas("report", "continued") {
+				t.Error("the child was continued before fg")
+			}
+
+			// The shell takes the terminal, the user resizes it, then
+			// types fg.
+			term.SignalLeader(syscall.SIGUSR1)
+			term.WaitLeader("did SIGUSR1")
+			term.Resize(33, 91)
+			term.SignalLeader(syscall.SIGUSR2)
+			term.WaitLeader("did SIGUSR2")
+			term.WaitReport("continued")
+			term.WaitOutput("33x91")
+			if term.Termios().Lflag&unix.ICANON != 0 {
+				t.Error("after fg the terminal is not in raw mode again")
+			}
+			term.Type([]byte("ok\r"), 0)
+			if got := string(term.WaitInput(3)); got != "ok\n" {
+				t.Errorf("child got %q, want %q", got, "ok\n")
+			}
+			term.WantExit("exit 3")
+			if n := len(term.ReportLines("leader", "stopped ")); n != 1 {
+				t.Errorf("the leader saw pbwrap stop %d times, want once", n)
+			}
+		})
+	}
+}
+
 // A stopped pbwrap killed from the shell (kill %1: SIGTERM, then SIGCONT)
 // ends, and its child with it, instead of stopping again to read input.
 func TestKillStoppedJob(t *testing.T) {
@@ -236,11 +283,11 @@ func TestBgThenFg(t *testing.T) {
 	term.SignalLeader(syscall.SIGUSR1)
 	term.WaitLeader("did SIGUSR1")
 	term.SignalWrapper(syscall.SIGCONT) // bg
-	term.WaitFor("pbwrap running in the background", func() bool { return procState(term.WrapperPid()) != 'T' })
+	term.WaitFor("pbwrap running in the background", func() bool { return !term.Stopped(term.WrapperPid()) })
 	term.Type([]byte("shell\r"), 0) // Typed at the shell's prompt: not pbwrap's.
 	time.Sleep(300 * time.Millisecond)
-	if state := procState(term.ChildPid()); state != 'T' {
-		t.Errorf("the child is in state %q while pbwrap is in the background, want stopped (T)", state)
+	if !term.Stopped(term.ChildPid()) {
+		t.Error("the child is running while pbwrap is in the background, want it stopped")
 	}
 	if bytes.Contains(term.Output(), []byte("REDRAW 1")) {
 		t.Error("the child was continued while pbwrap was in the background")
@@ -288,16 +335,4 @@ func TestCtrlZTwiceKeepsInput(t *testing.T) {
 	if got := string(term.WaitInput(6)); got != "abc\nde\n" {
 		t.Errorf("child got %q, want %q", got, "abc\nde\n")
 	}
-}
-
-// procState is a process's state letter from /proc (T: stopped), or 0.
-func procState(pid int) byte {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2]
-	}
-	return 0
 }

@@ -1,5 +1,13 @@
 package store
 
+// A full disk and a read-only filesystem, for real: Linux only, since they
+// need a filesystem made for the test, a small tmpfs mounted (and
+// remounted read-only) by root. macOS can make one only with a disk image
+// (hdiutil), too heavy for a unit test; a file-size limit (RLIMIT_FSIZE),
+// which needs no root, fails writes with EFBIG rather than ENOSPC or EROFS
+// (capture's TestWriteFailureMidPasteReplaysExactly uses it on every
+// system).
+
 import (
 	"bytes"
 	"errors"

@@ -6,15 +6,22 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 )
 
+// DefaultRoot reads the system's directories from the environment (see
+// TestDefaultRootBySystem for every system's choice).
 func TestDefaultRoot(t *testing.T) {
 	t.Setenv("TMPDIR", "/var/tmp/pbwrap-test-tmp")
+	t.Setenv("HOME", "/home/pbwrap-test")
 	got := DefaultRoot()
 	want := "/var/tmp/pbwrap-test-tmp/pbwrap-" + strconv.Itoa(os.Getuid())
+	if runtime.GOOS == "darwin" {
+		want = "/home/pbwrap-test/Library/Caches/pbwrap"
+	}
 	if got != want {
 		t.Errorf("DefaultRoot() with TMPDIR=/var/tmp/pbwrap-test-tmp = %q, want %q", got, want)
 	}
@@ -235,7 +242,6 @@ func TestReadOnlyRootByMode(t *testing.T) {
 	}
 }
 
-// realDir returns a new temporary directory with symlinks resolved.
 // symlinkAndFile makes in dir a symlink to target and an empty regular
 // file, two things that are not a root, and returns their paths.
 func symlinkAndFile(t *testing.T, dir, target string) (symlink, file string) {
@@ -251,6 +257,9 @@ func symlinkAndFile(t *testing.T, dir, target string) (symlink, file string) {
 	return symlink, file
 }
 
+// realDir returns a new temporary directory with symlinks resolved, for
+// tests that compare a path they build with one the store resolved: on
+// macOS t.TempDir is under /var, a symlink to /private/var.
 func realDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
@@ -21,4 +22,17 @@ func startPbwrap(t *testing.T, job ptytest.Job, flags ...string) *terminal {
 	t.Helper()
 	job.Wrapper = append(append([]string{pbwrapBin}, flags...), "--")
 	return &terminal{Terminal: ptytest.Start(t, job), t: t}
+}
+
+// realDir returns a new temporary directory with symlinks resolved, for
+// tests that compare a path they build with one pbwrap resolved (the
+// root's, the references'): on macOS t.TempDir is under /var, a symlink
+// to /private/var.
+func realDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

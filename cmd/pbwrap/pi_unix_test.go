@@ -30,7 +30,7 @@ func TestPiAgent(t *testing.T) {
 		pi = installPi(t)
 	}
 	home := t.TempDir()
-	root := filepath.Join(t.TempDir(), "root")
+	root := filepath.Join(realDir(t), "root") // The reference names it resolved.
 	s := startTmux(t, 140, 45)
 	s.keys(fmt.Sprintf("HOME=%s PI_OFFLINE=1 ANTHROPIC_API_KEY=sk-ant-dummy PBWRAP_ROOT=%s pbwrap %s", home, root, pi))
 	s.waitScreen("ctrl+c")

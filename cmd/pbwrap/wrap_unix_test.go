@@ -77,16 +77,16 @@ func TestPassThrough(t *testing.T) {
 		tty.Close()
 	}
 	for _, tc := range []struct {
-		name             string
-		flags, env       []string
-		pipeIn, pipeOut  bool
-		wantStdinTTYName bool
+		name            string
+		flags, env      []string
+		pipeIn, pipeOut bool
+		wantStdinTTY    bool
 	}{
 		{name: "stdin is a pipe", pipeIn: true},
-		{name: "stdout is a pipe", pipeOut: true, wantStdinTTYName: true},
-		{name: "nested", env: []string{"PBWRAP_SESSION=0190abcd"}, wantStdinTTYName: true},
-		{name: "--off", flags: []string{"--off"}, wantStdinTTYName: true},
-		{name: "PBWRAP_OFF=1", env: []string{"PBWRAP_OFF=1"}, wantStdinTTYName: true},
+		{name: "stdout is a pipe", pipeOut: true, wantStdinTTY: true},
+		{name: "nested", env: []string{"PBWRAP_SESSION=0190abcd"}, wantStdinTTY: true},
+		{name: "--off", flags: []string{"--off"}, wantStdinTTY: true},
+		{name: "PBWRAP_OFF=1", env: []string{"PBWRAP_OFF=1"}, wantStdinTTY: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			master, slave, err := ptyio.OpenPTY()
@@ -121,8 +121,8 @@ func TestPassThrough(t *testing.T) {
 			if want := fmt.Sprintf("pid %d ", cmd.Process.Pid); !strings.Contains(got, want) {
 				t.Errorf("child reported %q, want it to be pbwrap's own process (%q)", got, want)
 			}
-			if tc.wantStdinTTYName {
-				if want := "stdin-tty " + slave.Name(); !strings.Contains(got, want) {
+			if tc.wantStdinTTY {
+				if want := ptytest.StdinTTY(t, slave) + "\n"; !strings.Contains(got, want) {
 					t.Errorf("child reported %q, want the terminal's own descriptor (%q)", got, want)
 				}
 			}

@@ -11,10 +11,15 @@ import (
 
 // WaitExit sees this system's own stops, by the signal that stops no
 // matter what (SIGSTOP) and by the one Ctrl-Z sends (SIGTSTP), and the
-// death that follows.
+// death that follows. sleep runs in a process group of its own, which is
+// not orphaned: its parent, the test, is in another group of the same
+// session. The kernel discards SIGTSTP sent to an orphaned group, which
+// the test's own may be (go test started by a CI runner, or under
+// setsid), and sleep would then run its whole minute and exit 0.
 func TestWaitExitStops(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGTSTP} {
 		cmd := exec.Command("sleep", "60")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -101,6 +101,8 @@ func (c *child) step(step string) (status int, done bool) {
 		return atoi(arg), true
 	case "die":
 		return die(syscall.Signal(atoi(arg))), true
+	case "stop":
+		c.stop(arg)
 	default:
 		c.logf("error unknown step %q", step)
 		return 99, true
@@ -135,12 +137,33 @@ func (c *child) size() {
 	c.logf("size %d %d", ws.Row, ws.Col)
 }
 
+// stdinTTY reports which terminal is on standard input by its device
+// number, which every Unix has (no /proc/self/fd or ttyname needed); see
+// StdinTTY for the line a test wants.
 func (c *child) stdinTTY() {
-	name, err := os.Readlink("/proc/self/fd/0")
-	if err != nil || !term.IsTerminal(0) {
-		name = "none"
+	var st unix.Stat_t
+	if !term.IsTerminal(0) || unix.Fstat(0, &st) != nil {
+		c.logf("stdin-tty none")
+		return
 	}
-	c.logf("stdin-tty %s", name)
+	c.logf("stdin-tty %s", deviceID(&st))
+}
+
+// StdinTTY is the line that the recording child's stdin-tty step reports
+// when its standard input is the terminal f: a PTY's slave side, found by
+// its name.
+func StdinTTY(t *testing.T, f *os.File) string {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat(f.Name(), &st); err != nil {
+		t.Fatalf("stat the terminal: %v", err)
+	}
+	return "stdin-tty " + deviceID(&st)
+}
+
+// deviceID names the device that a device file stands for, by number.
+func deviceID(st *unix.Stat_t) string {
+	return fmt.Sprintf("rdev %#x", uint64(st.Rdev))
 }
 
 func (c *child) bracketedPaste(on bool) {
@@ -159,6 +182,28 @@ func die(sig syscall.Signal) int {
 	_ = syscall.Kill(os.Getpid(), sig)
 	time.Sleep(10 * time.Second)
 	return 99
+}
+
+// stop stops the child with the signal named name (SIGSTOP, SIGTSTP),
+// sent to its own pid, as Claude Code suspends itself, rather than by the
+// terminal's Ctrl-Z. It reports "stopping NAME" first and "continued"
+// once a SIGCONT has continued it.
+func (c *child) stop(name string) {
+	sig := unix.SignalNum(name)
+	if sig == 0 {
+		c.logf("error stop: no signal %q", name)
+		return
+	}
+	conts := make(chan os.Signal, 1)
+	signal.Notify(conts, syscall.SIGCONT)
+	defer signal.Stop(conts)
+	c.logf("stopping %s", name)
+	if err := unix.Kill(os.Getpid(), sig); err != nil {
+		c.logf("error stop: %v", err)
+		return
+	}
+	<-conts
+	c.logf("continued")
 }
 
 func (c *child) watch() {

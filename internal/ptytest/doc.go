@@ -29,7 +29,8 @@
 //	record         copy stdin to the input file, in the background
 //	echo           the same, and also show it on stdout, with the paste
 //	               markers made visible as <200~> and <201~>
-//	stdin-tty      report "stdin-tty NAME" (or "stdin-tty none")
+//	stdin-tty      report which terminal is on stdin, by device number:
+//	               "stdin-tty rdev 0xN" (see StdinTTY), or "stdin-tty none"
 //	pid            report "pid PID PPID"
 //	env:NAME       report "env NAME=VALUE"
 //	print:TEXT     write TEXT and CRLF to stdout
@@ -49,6 +50,10 @@
 //	block          wait forever (until a signal kills it)
 //	exit:N         exit with status N
 //	die:SIG        kill itself with signal SIG (a number)
+//	stop:SIG       stop itself with the signal named SIG (SIGSTOP, SIGTSTP)
+//	               sent to its own pid, as Claude Code does, and report
+//	               "stopping SIG"; once continued, report "continued" and
+//	               go on with the next step
 //
 // The harness works on Linux, macOS and FreeBSD. Elsewhere Dispatch does
 // nothing and the rest is not built.

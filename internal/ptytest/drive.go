@@ -4,8 +4,10 @@ package ptytest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -114,6 +116,24 @@ func (term *Terminal) Exit() string {
 	return how
 }
 
+// WrapperPeakRSS waits for the wrapper to end and returns its peak
+// resident set size in KiB, as the leader saw it (ru_maxrss): the
+// wrapper's own, or that of a process it waited for (the session process,
+// the child) if larger.
+func (term *Terminal) WrapperPeakRSS() int {
+	term.t.Helper()
+	term.Exit()
+	lines := term.ReportLines("leader", "maxrss ")
+	var maxrss int64
+	if len(lines) != 1 {
+		term.t.Fatalf("the leader reported %q, want one maxrss", lines)
+	}
+	if _, err := fmt.Sscanf(lines[0], "maxrss %d", &maxrss); err != nil {
+		term.t.Fatalf("leader's %q: %v", lines[0], err)
+	}
+	return maxRSSKiB(runtime.GOOS, maxrss)
+}
+
 // WantExit waits for the wrapper to end and checks how it ended and that
 // the terminal's termios are exactly as before the wrapper started.
 func (term *Terminal) WantExit(want string) {
@@ -131,6 +151,21 @@ func (term *Terminal) WantTermiosRestored() {
 	if after := term.Termios(); *after != *term.before {
 		term.t.Errorf("termios not restored:\n got %+v\nwant %+v", *after, *term.before)
 	}
+}
+
+// Stopped reports whether the process pid is stopped, failing the test
+// when its state cannot be read (skipping it where this system's way is
+// not known).
+func (term *Terminal) Stopped(pid int) bool {
+	term.t.Helper()
+	stopped, err := Stopped(pid)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		term.t.Skipf("process state: %v", err)
+	case err != nil:
+		term.t.Fatalf("process state of %d: %v", pid, err)
+	}
+	return stopped
 }
 
 // SignalWrapper sends sig to the wrapper, as another process would.

@@ -15,7 +15,9 @@ import (
 // it leads the session of the test's terminal, starts the wrapper (its
 // arguments) in a process group of its own in the foreground, and appends
 // to the file named by PBWRAP_TEST_LEADER "pid N" at start, "stopped SIG"
-// each time the wrapper stops, then "exit N" or "signal N" when it ends.
+// each time the wrapper stops, then when it ends "maxrss N" (the ru_maxrss
+// of the wrapper and the processes it waited for, in this system's unit)
+// and "exit N" or "signal N".
 // SIGUSR1 makes it take the terminal back (as a shell does after Ctrl-Z
 // or for bg); SIGUSR2 gives the terminal to the wrapper and continues it
 // (fg).
@@ -61,15 +63,22 @@ func jobControl(report *reportFile, jobs <-chan os.Signal, pid int) {
 	}
 }
 
-// reportEnd reports each stop of the job pid, then how it ended.
+// reportEnd reports each stop of the job pid, then its peak memory and
+// how it ended.
 func reportEnd(report *reportFile, pid int) int {
 	st, err := ptyio.WaitExit(pid, func(sig int) {
 		report.logf("stopped %s", unix.SignalName(syscall.Signal(sig)))
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		report.logf("error wait %v", err)
 		return 1
+	}
+	// The job is the leader's only child, and it waited for its own.
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_CHILDREN, &ru); err == nil {
+		report.logf("maxrss %d", ru.Maxrss)
+	}
+	switch {
 	case st.Kind == ptyio.Exited:
 		report.logf("exit %d", st.N)
 	default:

@@ -2,9 +2,15 @@
 
 // Command benchdriver measures pbwrap against the physical limit and the
 // classic wrapper: the same child run directly on a PTY, under pbwrap, and
-// under script(1) (util-linux, "script -q -c"), side by side in one run,
-// interleaved so that noise on a shared machine hits all three alike.
-// scripts/bench builds and runs it; the figures are ratios to direct.
+// under script(1) (util-linux's "script -q -c CMD /dev/null" on Linux, the
+// BSD "script -q /dev/null CMD..." on macOS and FreeBSD), side by side in
+// one run, interleaved so that noise on a shared machine hits all three
+// alike. scripts/bench builds and runs it; the figures are ratios to
+// direct.
+//
+// Peak RSS is the wrapper's own high-water mark (VmHWM) where there is a
+// /proc; elsewhere it is the ru_maxrss of its exit, the peak of the
+// wrapper and of the processes it waited for, whichever was largest.
 //
 // It plays the terminal itself: it holds the master side of a PTY and runs
 // each variant on the slave side. The child is this same binary in a child
@@ -18,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,18 +69,27 @@ func variants(pbwrap, other string) []variant {
 	vs := []variant{
 		{"direct", func(child []string) []string { return child }},
 		{"pbwrap", func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }},
-		{"script", func(child []string) []string {
-			quoted := make([]string, len(child))
-			for i, a := range child {
-				quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-			}
-			return []string{"script", "-q", "-c", strings.Join(quoted, " "), "/dev/null"}
-		}},
+		{"script", func(child []string) []string { return scriptArgv(runtime.GOOS, child) }},
 	}
 	if other != "" {
 		vs = append(vs, variant{"pbwrap2", func(child []string) []string { return append([]string{other, "--"}, child...) }})
 	}
 	return vs
+}
+
+// scriptArgv is the command line that runs child under the script(1) of
+// the system goos, with no typescript kept: util-linux's takes the
+// command as one shell string (-c), the BSDs' (macOS, FreeBSD) as the
+// arguments after the file.
+func scriptArgv(goos string, child []string) []string {
+	if goos == "darwin" || goos == "freebsd" {
+		return append([]string{"script", "-q", "/dev/null"}, child...)
+	}
+	quoted := make([]string, len(child))
+	for i, a := range child {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return []string{"script", "-q", "-c", strings.Join(quoted, " "), "/dev/null"}
 }
 
 func run(pbwrap, other string, keys, floodMB, runs int, pasteMB []int, pasteRuns int) error {
@@ -173,6 +189,9 @@ func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error
 			t2 := time.Now()
 			rss := peakRSS(r.cmd.Process.Pid)
 			r.stop()
+			if rss == 0 { // No /proc: the peak at exit.
+				rss = exitPeakRSS(runtime.GOOS, r.cmd.ProcessState)
+			}
 			res[i].after = append(res[i].after, t2.Sub(t1))
 			res[i].total = append(res[i].total, t2.Sub(t0))
 			res[i].rssKB = append(res[i].rssKB, rss)
@@ -181,7 +200,8 @@ func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error
 	return res, nil
 }
 
-// peakRSS is a process's peak resident set size in KiB (Linux), or 0.
+// peakRSS is a running process's peak resident set size in KiB, from
+// /proc (Linux), or 0 where there is none.
 func peakRSS(pid int) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -194,6 +214,26 @@ func peakRSS(pid int) int {
 		}
 	}
 	return 0
+}
+
+// exitPeakRSS is the peak resident set size in KiB that the ended process
+// st reported at its exit (ru_maxrss: its own peak, or that of a process
+// it waited for if larger), on the system goos; 0 if unknown.
+func exitPeakRSS(goos string, st *os.ProcessState) int {
+	ru, ok := st.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	return maxRSSKiB(goos, int64(ru.Maxrss))
+}
+
+// maxRSSKiB converts a ru_maxrss of the system goos to KiB: macOS counts
+// it in bytes, Linux and FreeBSD in KiB.
+func maxRSSKiB(goos string, maxrss int64) int {
+	if goos == "darwin" {
+		return int(maxrss / 1024)
+	}
+	return int(maxrss)
 }
 
 func reportPaste(vs []variant, res []pasteResult, mb int) {

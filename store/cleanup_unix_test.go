@@ -1,4 +1,10 @@
+//go:build darwin || freebsd || linux
+
 package store
+
+// Removals that fail for root too: each system's own way to make a file
+// or a directory unremovable is in immutable_linux_test.go and
+// immutable_bsd_test.go.
 
 import (
 	"os"
@@ -6,27 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// readOnly makes dir read-only by bind-mounting it on itself, read-only,
-// for a failure that holds for root too. It needs root and a mount
-// namespace that allows it.
-func readOnly(t *testing.T, dir string) {
-	t.Helper()
-	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
-		t.Skipf("bind mount needs root and a mount namespace that allows it: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := unix.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
-		t.Skipf("remount read-only: %v", err)
-	}
-}
 
 // One session whose files cannot be removed does not stop the cleanup of
 // the others; the report names it, the path and why.
@@ -35,48 +21,17 @@ func TestCleanUnremovableSession(t *testing.T) {
 	first := f.ended(old, "a\n")
 	bad := f.ended(old+time.Hour, "b\n")
 	last := f.ended(old+2*time.Hour, "c\n")
-	readOnly(t, bad.Dir)
+	why := unremovableEntries(t, bad.Dir)
 	rep := f.clean(f.cleaner())
 	if exists(first.Dir) || exists(last.Dir) || !exists(bad.Dir) {
 		t.Errorf("removed %v, want the other sessions removed and %s kept", summaryIDs(rep.Removed), bad.ID)
 	}
 	if len(rep.Skipped) != 1 || !strings.HasPrefix(rep.Skipped[0], bad.ID+": store: remove "+bad.Dir+"/") ||
-		!strings.Contains(rep.Skipped[0], "read-only file system") {
+		!strings.Contains(rep.Skipped[0], why) {
 		t.Errorf("Skipped = %q, want %s, the path that could not be removed and why", rep.Skipped, bad.ID)
 	}
 	if got := summaryIDs(rep.Removed); len(got) != 2 {
 		t.Errorf("Removed = %v, want 2 sessions", got)
-	}
-}
-
-// fsImmutableFL is FS_IMMUTABLE_FL of linux/fs.h, the flag chattr +i sets.
-const fsImmutableFL = 0x10
-
-// immutable makes the file at path impossible to remove, for root too,
-// until the test ends. It needs root and a filesystem with the immutable
-// attribute (chattr +i).
-func immutable(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, fsImmutableFL); err != nil {
-		t.Skipf("chattr +i %s: %v", path, err)
-	}
-	t.Cleanup(func() { mutable(t, path) })
-}
-
-func mutable(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		return // Gone: nothing to undo.
-	}
-	defer f.Close()
-	if err := unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, 0); err != nil {
-		t.Errorf("chattr -i %s: %v", path, err)
 	}
 }
 
