@@ -403,9 +403,16 @@ func (in *Input) repeat(ps *paste, sum string) bool {
 	return true
 }
 
-// session returns the store session, opening it if need be.
+// session returns the store session to save a paste in, checked just now:
+// the one in use while it passes store.Session.Check (the root safe, the
+// session directory the one made), else whatever cfg.Open returns, which
+// checks again and makes the session anew when it is gone (see
+// cmd/pbwrap's sessionOpener). So a store whose root or session directory
+// was removed saves again from the next large paste, and a root replaced
+// by a symlink is refused, the paste going inline, before anything is
+// written through it.
 func (in *Input) session() (*store.Session, error) {
-	if in.sess != nil {
+	if in.sess != nil && in.sess.Check() == nil {
 		return in.sess, nil
 	}
 	if in.cfg.Open == nil {

@@ -50,6 +50,15 @@ const maxSkippedNames = 5
 // with pbwrap's names (paste-<n>.txt, manifest.json, .lock, debug.log and
 // the .tmp-* files a crash left). A session holding anything else is left
 // whole and reported. The root itself always stays.
+//
+// A session not yet expired is kept, but when its lock is free, the
+// pbwrap that wrote it is gone (it ended, or crashed, or was killed) and
+// any temp file still in it (.tmp-*: a paste or manifest being written)
+// will never be finished: those, regular files with pbwrap's temp names,
+// are removed, so that a crash in the middle of a 1 GB paste does not
+// cost 2 GB of disk for a week. The temp files of a live session, or of
+// one being made, are never touched. The session keeps its age: its
+// directory gets its modification time back.
 type Cleaner struct {
 	// Root is the root, already resolved (ResolveRoot). It must pass the
 	// root's safety rules, as for OpenRoot (not a symlink, a directory, the
@@ -87,7 +96,8 @@ type CleanReport struct {
 	Removed []SessionSummary // removed (or, with DryRun, would be), newest first
 	Live    []SessionSummary // expired by age but live (lock held): kept, however old; newest first
 	Skipped []string         // entries left alone, each "name: why" (not a session pbwrap made, a symlink, unknown files inside, an error)
-	Bytes   int64            // bytes freed (sum of the sizes of the files removed), or that would be
+	Temps   int              // temp files removed (or, with DryRun, that would be) from ended sessions not yet expired
+	Bytes   int64            // bytes freed (sum of the sizes of the files removed, temp files included), or that would be
 }
 
 // Clean removes expired sessions under the root's cleanup lock and reports
@@ -165,7 +175,8 @@ func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl t
 	}
 	d, err := statSession(c.Root, name)
 	if err == nil && !c.All && now.Sub(d.modTime) <= ttl {
-		return // Not expired: nothing to say.
+		c.sweepTemps(rep, d, now) // Not expired: only what a crash left.
+		return
 	}
 	if err == nil {
 		err = d.read()
@@ -215,6 +226,65 @@ func (c *Cleaner) dispose(rep *CleanReport, d *sessionDir, live bool) {
 		s.Bytes = freed
 		rep.Removed = append(rep.Removed, s)
 	}
+}
+
+// sweepTemps removes the temp files in the session d, which is not
+// expired and is kept, when its lock is free (see Cleaner), and adds what
+// it did to rep. A session that cannot be read, or whose lock cannot be
+// probed, is left as it is, and reported only once it expires.
+func (c *Cleaner) sweepTemps(rep *CleanReport, d *sessionDir, now time.Time) {
+	if err := d.read(); err != nil || len(d.temps()) == 0 {
+		return
+	}
+	// Probed only now, temp files found, and only when a probe cannot
+	// disturb a session being made (see isLive).
+	if live, err := d.isLive(now); err != nil || live {
+		return
+	}
+	if c.DryRun {
+		for _, f := range d.temps() {
+			rep.Temps++
+			rep.Bytes += f.size
+		}
+		return
+	}
+	n, freed, err := d.removeTemps()
+	rep.Temps += n
+	rep.Bytes += freed
+	if err != nil {
+		rep.skip(d.id, err.Error())
+	}
+}
+
+// temps returns the temp files among pbwrap's files in d.
+func (d *sessionDir) temps() []ownFile {
+	var temps []ownFile
+	for _, f := range d.own {
+		if strings.HasPrefix(f.name, tempPrefix) {
+			temps = append(temps, f)
+		}
+	}
+	return temps
+}
+
+// removeTemps removes the temp files of the session d read, with
+// unlink(2), which never removes a directory put in a file's place, and
+// returns how many it removed and the bytes freed, also on error. A file
+// already gone is no error. The directory gets its modification time
+// back, so that the session keeps its age.
+func (d *sessionDir) removeTemps() (n int, freed int64, err error) {
+	defer func() { _ = os.Chtimes(d.dir, time.Time{}, d.modTime) }() // Best effort: at worst the session is kept a TTL longer.
+	for _, f := range d.temps() {
+		path := filepath.Join(d.dir, f.name)
+		switch err := unlink(path); {
+		case err == nil:
+			n++
+			freed += f.size
+		case !errors.Is(err, fs.ErrNotExist):
+			return n, freed, fmt.Errorf("store: remove %s: %w", path, err)
+		}
+	}
+	return n, freed, nil
 }
 
 func (rep *CleanReport) skip(name, why string) {

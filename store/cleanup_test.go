@@ -171,7 +171,7 @@ func TestCleanRemovesPbwrapFiles(t *testing.T) {
 	}
 	commit(t, s, "first paste\n")
 	commit(t, s, strings.Repeat("second paste\n", 1000))
-	if err := s.Record(PasteRecord{N: 1, Outcome: OutcomeSaved}); err != nil {
+	if err := s.Record(savedRecord(s, 1, "first paste\n")); err != nil {
 		t.Fatal(err)
 	}
 	// What a crash leaves: a paste and a manifest half written, a debug log.

@@ -81,8 +81,8 @@ func TestFullDisk(t *testing.T) {
 	if err := tmp.Discard(); err != nil {
 		t.Fatal(err)
 	}
-	commit(t, s, "fits\n")
-	if err := s.Record(PasteRecord{N: 1, Outcome: OutcomeSaved}); err != nil {
+	n, _, _ := commit(t, s, "fits\n")
+	if err := s.Record(savedRecord(s, n, "fits\n")); err != nil {
 		t.Errorf("Record after freeing space: %v", err)
 	}
 }

@@ -273,3 +273,24 @@ func quoteName(name string) string {
 	}
 	return q
 }
+
+// OpenPaste opens the paste file at path for reading: without following a
+// symlink in its last element, without blocking should it be a named pipe,
+// and only if it is a regular file. The caller must close it. It does not
+// check where path is: the caller names a paste file it found under the
+// root (in a manifest, which ReadManifest checked, or by its path).
+func OpenPaste(path string) (*os.File, error) {
+	f, err := openExisting(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open paste: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", path)
+	}
+	if err != nil {
+		_ = f.Close() // Best effort: only opened.
+		return nil, fmt.Errorf("store: open paste: %w", err)
+	}
+	return f, nil
+}

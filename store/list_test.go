@@ -16,7 +16,7 @@ func TestListSessions(t *testing.T) {
 	f := newFixture(t)
 	a := f.ended(old, "first\n")
 	b := f.live(fresh, "second\n", "third\n")
-	if err := b.Record(PasteRecord{N: 1, Outcome: OutcomeSaved}); err != nil {
+	if err := b.Record(savedRecord(b, 1, "second\n")); err != nil {
 		t.Fatal(err)
 	}
 	c := f.ended(0)

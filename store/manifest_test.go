@@ -60,21 +60,21 @@ func TestRecord(t *testing.T) {
 // memory, as it was.
 func TestRecordFailure(t *testing.T) {
 	s := newSession(t, newRoot(t))
-	if err := s.Record(PasteRecord{N: 1, Outcome: OutcomeSaved}); err != nil {
+	if err := s.Record(savedRecord(s, 1, "paste 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	away := s.Dir + ".away"
 	if err := os.Rename(s.Dir, away); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Record(PasteRecord{N: 2, Outcome: OutcomeSaved})
+	err := s.Record(savedRecord(s, 2, "paste 2\n"))
 	if err == nil || !strings.Contains(err.Error(), s.Dir) {
 		t.Errorf("Record into a missing directory = %v, want an error naming %s", err, s.Dir)
 	}
 	if err := os.Rename(away, s.Dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Record(PasteRecord{N: 3, Outcome: OutcomeSaved}); err != nil {
+	if err := s.Record(savedRecord(s, 3, "paste 3\n")); err != nil {
 		t.Fatal(err)
 	}
 	m, err := ReadManifest(s.Dir)

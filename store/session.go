@@ -26,9 +26,18 @@ type Meta struct {
 
 // A Session is one pbwrap run's directory, <root>/<id>/, and the lock that
 // marks it live. Its methods are safe for concurrent use.
+//
+// Agents can write in the root, so the session trusts nothing it finds
+// there: before each write (CreateTemp, CommitPaste, Record) it checks the
+// root and its own directory again (see Check), and it reuses a paste file
+// only if the file still holds the text (see CommitPaste).
 type Session struct {
 	ID  string // UUIDv7, so that session directories sort by start time
 	Dir string // <root>/<id>
+
+	root     string      // the root's path, as OpenRoot checked it
+	dirInfo  fs.FileInfo // Dir's, as NewSession made it: Check compares
+	lockInfo fs.FileInfo // Dir/.lock's, the file whose flock is held
 
 	mu       sync.Mutex
 	lock     *os.File // holds the flock on Dir/.lock; nil once closed
@@ -41,6 +50,7 @@ type Session struct {
 type saved struct {
 	n    int
 	path string
+	fi   fs.FileInfo // the file's as linked: device, inode and size
 }
 
 // NewSessionID returns a new session id, a UUIDv7 string, so that the
@@ -57,7 +67,10 @@ func NewSessionID() (string, error) {
 // takes an exclusive non-blocking flock on its .lock file, held until
 // Close, and writes the initial manifest. id must be a canonical UUID
 // string as NewSessionID returns; a directory that already exists is an
-// error, never reused. On error nothing is left behind.
+// error wrapping fs.ErrExist, never reused. An id whose directory is gone
+// (see ErrSessionGone) may be given again: that makes a new session, with
+// a new lock and manifest, under the same name. On error nothing is left
+// behind.
 //
 // The caller must End (or Close) the session.
 func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
@@ -73,16 +86,28 @@ func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
 			_ = os.RemoveAll(dir) // Best effort.
 		}
 	}()
+	dirInfo, err := os.Lstat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: create session: %w", err)
+	}
 	lock, err := lockSession(dir)
 	if err != nil {
 		return nil, err
 	}
+	lockInfo, err := lock.Stat()
+	if err != nil {
+		_ = lock.Close() // Best effort: the directory is removed.
+		return nil, fmt.Errorf("store: lock session: %w", err)
+	}
 	s := &Session{
-		ID:    id,
-		Dir:   dir,
-		lock:  lock,
-		next:  1,
-		saved: make(map[string]saved),
+		ID:       id,
+		Dir:      dir,
+		root:     r.Path,
+		dirInfo:  dirInfo,
+		lockInfo: lockInfo,
+		lock:     lock,
+		next:     1,
+		saved:    make(map[string]saved),
 		manifest: Manifest{
 			Format:  ManifestFormat,
 			Session: id,
@@ -136,9 +161,11 @@ func (s *Session) closeLocked() error {
 	}
 	// The TTL counts from the end of a session, not from its last paste:
 	// a long conversation that ended a minute ago keeps its files a TTL
-	// more. Best effort: a failure only shortens that.
-	now := time.Now()
-	_ = os.Chtimes(s.Dir, now, now)
+	// more. Best effort: a failure only shortens that. A directory that is
+	// no longer the session's is left as it is.
+	if s.ownsDir() {
+		_ = touch(s.Dir)
+	}
 	return s.unlockLocked()
 }
 
@@ -184,12 +211,18 @@ func (s *Session) unlockLocked() error {
 // back, and the session is kept, without its lock file, as an ended
 // session; End returns the error.
 //
-// End after End or Close does nothing: the session is kept as it is.
+// End after End or Close does nothing: the session is kept as it is. End
+// of a session whose directory is gone or was replaced (see
+// ErrSessionGone) only releases the lock: whatever now has the name is not
+// the session's, and is left alone.
 func (s *Session) End() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lock == nil {
 		return nil
+	}
+	if !s.ownsDir() {
+		return s.unlockLocked()
 	}
 	if len(s.manifest.Pastes) == 0 {
 		switch gone, err := s.removeIfBare(); {
@@ -263,20 +296,27 @@ func IsLive(sessionDir string) (bool, error) {
 }
 
 // CreateTemp creates a file to write a paste into, in the session
-// directory, with mode 0600 and a name starting with ".tmp-". The caller
-// must either CommitPaste it or Discard it.
+// directory, with mode 0600 and a name starting with ".tmp-", after
+// checking the root and the session directory as Check does (and failing
+// as it does). The caller must either CommitPaste it or Discard it.
 func (s *Session) CreateTemp() (*Temp, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.lock == nil {
-		return nil, fmt.Errorf("store: create temp in %s: %w", s.Dir, errSessionClosed)
+	if err := s.checkLocked(); err != nil {
+		return nil, err
 	}
 	// os.CreateTemp opens with O_CREATE|O_EXCL and mode 0600.
 	f, err := os.CreateTemp(s.Dir, tempPrefix+"paste-*")
 	if err != nil {
 		return nil, fmt.Errorf("store: create temp: %w", err)
 	}
-	return &Temp{s: s, f: f, path: f.Name()}, nil
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()           // Best effort.
+		_ = os.Remove(f.Name()) // Best effort.
+		return nil, fmt.Errorf("store: create temp: %w", err)
+	}
+	return &Temp{s: s, f: f, path: f.Name(), fi: fi}, nil
 }
 
 // maxPasteSkips bounds how many paste-<n>.txt names CommitPaste skips
@@ -286,14 +326,19 @@ func (s *Session) CreateTemp() (*Temp, error) {
 const maxPasteSkips = 1000
 
 // CommitPaste turns t into the session's next paste file, paste-<n>.txt
-// with n counting from 1, mode 0600, and returns n and its path. It syncs
-// and closes t, links it to the final name — a name that exists already,
-// made behind the session's back, is skipped for the next n, never
-// overwritten —, syncs the directory and removes the temp name.
+// with n counting from 1, mode 0600, and returns n and its path. It checks
+// the root and the session directory as Check does (and fails as it
+// does), syncs and closes t, links it to the final name — a name that
+// exists already, made behind the session's back, is skipped for the next
+// n, never overwritten —, makes sure the name denotes the file written,
+// syncs the directory and removes the temp name.
 //
 // When a paste with the same sha256 (hex, as the caller computed it while
-// writing t) was already committed in this session and its file is still
-// there, t is discarded and the existing paste returned with reused true.
+// writing t) was already committed in this session and its file still
+// holds that text (see saved.holds: the very file linked, unchanged), t is
+// discarded and the existing paste returned with reused true. A file that
+// changed, was replaced or is gone is never reused again: t becomes a new
+// paste file, and the old one is left as it is.
 //
 // On error t is kept, so that the caller can still Open it to deliver the
 // paste another way; the caller must then Discard it. On success t is
@@ -315,26 +360,62 @@ func (s *Session) CommitPaste(t *Temp, sha256hex string) (n int, path string, re
 	if t.done {
 		return 0, "", false, fmt.Errorf("store: commit paste %s: %w", t.path, errTempDone)
 	}
-	if p, ok := s.saved[sha256hex]; ok && exists(p.path) {
-		_ = t.discardLocked() // Best effort: cleanup removes a temp file left behind.
-		return p.n, p.path, true, nil
+	if err := s.checkLocked(); err != nil {
+		return 0, "", false, err
 	}
-	n, path, err = s.link(t)
+	if p, ok := s.saved[sha256hex]; ok {
+		if p.holds(sha256hex) {
+			_ = t.discardLocked() // Best effort: cleanup removes a temp file left behind.
+			return p.n, p.path, true, nil
+		}
+		delete(s.saved, sha256hex)
+	}
+	p, err := s.link(t)
 	if err != nil {
 		return 0, "", false, err
 	}
 	t.done = true
-	s.saved[sha256hex] = saved{n, path}
-	return n, path, false, nil
+	s.saved[sha256hex] = p
+	return p.n, p.path, false, nil
 }
 
-// link gives the synced, closed temp file the next free paste name and
-// makes the name durable. On error no paste name is left and the temp file
-// is still there.
-func (s *Session) link(t *Temp) (n int, path string, err error) {
+// link gives the synced, closed temp file the next free paste name, makes
+// sure the name denotes the file written, and makes the name durable. On
+// error no paste name of the file is left and the temp file is still
+// there.
+func (s *Session) link(t *Temp) (saved, error) {
 	if err := t.closeLocked(); err != nil {
-		return 0, "", fmt.Errorf("store: commit paste: %w", err)
+		return saved{}, fmt.Errorf("store: commit paste: %w", err)
 	}
+	n, path, err := s.linkNext(t)
+	if err != nil {
+		return saved{}, err
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil || !os.SameFile(fi, t.fi):
+		// The directory changed under the link: the name is not the file
+		// written, and not pbwrap's to remove.
+		return saved{}, fmt.Errorf("store: commit paste %s: the name does not denote the file written", path)
+	case fi.Size() != t.written:
+		_ = os.Remove(path) // Best effort: pbwrap's link to a file changed behind its back.
+		return saved{}, fmt.Errorf("store: commit paste %s: %d bytes, but %d were written", path, fi.Size(), t.written)
+	}
+	// Sync the directory while the temp name still holds the file, so that
+	// on error the paste name can go and the caller can replay the temp.
+	if err := syncDir(s.Dir); err != nil {
+		_ = os.Remove(path) // Best effort.
+		return saved{}, fmt.Errorf("store: commit paste %s: %w", path, err)
+	}
+	// A temp name left behind only costs cleanup a removal; the paste is
+	// safely in place, so this is best effort.
+	_ = os.Remove(t.path)
+	return saved{n: n, path: path, fi: fi}, nil
+}
+
+// linkNext links the temp file to the first paste name from s.next that
+// does not exist, and returns its number and path.
+func (s *Session) linkNext(t *Temp) (n int, path string, err error) {
 	first := s.next
 	for range maxPasteSkips {
 		n, path = s.next, filepath.Join(s.Dir, pasteName(s.next))
@@ -350,15 +431,6 @@ func (s *Session) link(t *Temp) (n int, path string, err error) {
 	case err != nil:
 		return 0, "", fmt.Errorf("store: commit paste: %w", err)
 	}
-	// Sync the directory while the temp name still holds the file, so that
-	// on error the paste name can go and the caller can replay the temp.
-	if err := syncDir(s.Dir); err != nil {
-		_ = os.Remove(path) // Best effort.
-		return 0, "", fmt.Errorf("store: commit paste %s: %w", path, err)
-	}
-	// A temp name left behind only costs cleanup a removal; the paste is
-	// safely in place, so this is best effort.
-	_ = os.Remove(t.path)
 	return n, path, nil
 }
 
@@ -374,9 +446,4 @@ func isSHA256Hex(s string) bool {
 		}
 	}
 	return true
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }

@@ -455,7 +455,7 @@ func TestSessionConcurrent(t *testing.T) {
 				return
 			}
 			got[i] = n
-			if err := s.Record(PasteRecord{N: n, Path: path, Outcome: OutcomeSaved}); err != nil {
+			if err := s.Record(PasteRecord{N: n, Path: path, SHA256: sum(text), Outcome: OutcomeSaved}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -631,6 +631,7 @@ func TestEndKeepsRecordedSession(t *testing.T) {
 			rec := PasteRecord{Outcome: outcome}
 			if outcome == OutcomeSaved {
 				rec.N, rec.Path, _ = commit(t, s, "saved\n")
+				rec.SHA256 = sum("saved\n")
 			}
 			if err := s.Record(rec); err != nil {
 				t.Fatal(err)

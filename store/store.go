@@ -27,9 +27,16 @@
 //
 // A session that saved nothing is removed when it ends (Session.End). A
 // Cleaner removes the sessions that no pbwrap runs and nothing has written
-// to for longer than a TTL, and only what pbwrap made in them;
-// ListSessions describes the sessions and CheckRoot the root, changing
-// nothing.
+// to for longer than a TTL, and only what pbwrap made in them, and from
+// the ended sessions it keeps, the temp files a crash left; ListSessions
+// describes the sessions and CheckRoot the root, changing nothing.
+//
+// Nothing an agent can touch is trusted, and agents can write in the root:
+// a session checks the root and its own directory before each write
+// (Session.Check; ErrSessionGone when the directory was removed, so that
+// the caller can make it again), reuses a paste file only if it still
+// holds the text, and ReadManifest checks every value of a manifest it
+// reads, within a size limit.
 //
 // Every failure is an error that names the operation and the path: the
 // caller delivers the paste inline instead and logs why.

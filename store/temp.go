@@ -19,6 +19,7 @@ var errTempDone = errors.New("temp file already committed or discarded")
 type Temp struct {
 	s    *Session
 	path string
+	fi   fs.FileInfo // the file's when created: CommitPaste checks that the name it links is this file
 
 	mu      sync.Mutex
 	f       *os.File // nil once closed

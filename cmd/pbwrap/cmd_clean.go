@@ -16,7 +16,9 @@ var cleanCommand = &command{
 	help: `A session is removed when it has seen no paste for longer than the TTL
 (--ttl or PBWRAP_TTL, default 168h), and never while its pbwrap still runs.
 pbwrap also does this quietly each time it starts. Only what pbwrap created is
-removed; the root itself stays.
+removed; the root itself stays. The temp files that a pbwrap killed mid-paste
+left in a session that no longer runs are removed at once; the session itself
+stays until its TTL.
 
   --all                  remove every session that is not running, whatever its age
   --older-than DURATION  use this age instead of the TTL (Go syntax: 36h, 90m)
@@ -66,19 +68,33 @@ func printCleanReport(report *store.CleanReport, root string, dryRun bool) {
 	}
 	now := time.Now()
 	for _, s := range report.Removed {
-		fmt.Printf("%s session %s: %s, %s, idle %s\n", verb, s.ID, pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+		fmt.Printf("%s session %s: %s, %s, idle %s\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
 	}
 	for _, s := range report.Live {
-		fmt.Printf("kept session %s: still running, idle %s\n", s.ID, age(now, s.ModTime))
+		fmt.Printf("kept session %s: still running, idle %s\n", printable(s.ID), age(now, s.ModTime))
+	}
+	if report.Temps > 0 {
+		fmt.Printf("%s %s that a crash left in ended sessions\n", verb, plural(report.Temps, "temp file"))
 	}
 	for _, why := range report.Skipped {
-		fmt.Fprintf(os.Stderr, "pbwrap: left alone: %s\n", why)
+		fmt.Fprintf(os.Stderr, "pbwrap: left alone: %s\n", printable(why))
 	}
-	if len(report.Removed) == 0 {
-		fmt.Printf("nothing to remove under %s\n", root)
-		return
+	switch {
+	case len(report.Removed) == 0 && report.Temps == 0:
+		fmt.Printf("nothing to remove under %s\n", printable(root))
+	case len(report.Removed) == 0:
+		fmt.Printf("%s %s\n", freed, humanBytes(report.Bytes))
+	default:
+		fmt.Printf("%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
 	}
-	fmt.Printf("%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
+}
+
+// plural says n things: "1 temp file", "2 temp files".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func pasteCount(s store.SessionSummary) string {

@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/pbwrap/pbwrap/store"
 )
@@ -24,7 +32,12 @@ its size and the path of its file.
    "agent": the wrapped command's name, "n": number in the session,
    "lines": lines, "bytes": size in bytes, "sha256": hex digest of the text,
    "path": absolute path, "live": whether its session is still running}.
-The format number changes only when a field changes meaning or goes away.`,
+The format number changes only when a field changes meaning or goes away.
+
+A session whose manifest is missing, unreadable, larger than any pbwrap writes,
+or holds what pbwrap would not have written (a path outside its session, a
+negative size) is skipped, with one line on stderr saying why; so do show and
+stats. Values that do not print (escape sequences) are shown escaped.`,
 	run: runList,
 }
 
@@ -60,34 +73,45 @@ func runList(c *command, cfg *config, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if pastes == nil {
-			pastes = []savedPaste{}
-		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Format int          `json:"format"`
-			Root   string       `json:"root"`
-			Pastes []savedPaste `json:"pastes"`
-		}{listFormat, root, pastes})
+		return printPastesJSON(os.Stdout, root, pastes)
 	}
 	if len(pastes) == 0 {
-		fmt.Printf("no saved pastes under %s\n", root)
+		fmt.Printf("no saved pastes under %s\n", printable(root))
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "TIME\tSESSION\tN\tLINES\tSIZE\t PATH")
 	for _, p := range pastes {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t %s\n", p.Time.Local().Format("2006-01-02 15:04:05"), p.Short, p.N, p.Lines, humanBytes(p.Bytes), p.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t %s\n", p.Time.Local().Format("2006-01-02 15:04:05"), printable(p.Short), p.N, p.Lines, humanBytes(p.Bytes), printable(p.Path))
 	}
 	return tw.Flush()
 }
 
+// printPastesJSON writes list --json to w, with every character that is
+// not printable escaped (see escapeJSON).
+func printPastesJSON(w io.Writer, root string, pastes []savedPaste) error {
+	if pastes == nil {
+		pastes = []savedPaste{}
+	}
+	data, err := json.MarshalIndent(struct {
+		Format int          `json:"format"`
+		Root   string       `json:"root"`
+		Pastes []savedPaste `json:"pastes"`
+	}{listFormat, root, pastes}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeJSON(data), '\n'))
+	return err
+}
+
 // loadPastes reads every session's manifest under root and returns the
 // saved paste files that still exist, newest first, one entry per file
-// (a file reused for the same text is listed at its latest use).
+// (a file reused for the same text is listed at its latest use). The
+// sessions whose manifest cannot be used are named on stderr (see
+// listSessions).
 func loadPastes(root string) ([]savedPaste, []store.SessionSummary, error) {
-	sessions, err := store.ListSessions(root)
+	sessions, err := listSessions(root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,6 +142,79 @@ func loadPastes(root string) ([]savedPaste, []store.SessionSummary, error) {
 	}
 	slices.SortStableFunc(pastes, func(a, b savedPaste) int { return b.Time.Compare(a.Time) })
 	return pastes, sessions, nil
+}
+
+// listSessions lists the sessions under root, as store.ListSessions does,
+// and says on stderr, one line each, which sessions list, show and stats
+// leave out and why: a manifest that is missing, cannot be read, or that
+// store.ReadManifest refused (forged, too large, malformed). A session
+// being made (live, its manifest not yet written) is left out silently.
+func listSessions(root string) ([]store.SessionSummary, error) {
+	sessions, err := store.ListSessions(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sessions {
+		if s.Manifest != nil || (s.Live && errors.Is(s.Err, fs.ErrNotExist)) {
+			continue
+		}
+		why := "no manifest"
+		if s.Err != nil {
+			why = s.Err.Error()
+		}
+		fmt.Fprintf(os.Stderr, "pbwrap: skipped session %s: %s\n", printable(s.ID), printable(why))
+	}
+	return sessions, nil
+}
+
+// printable returns s as it is when every character in it prints as
+// itself, and otherwise quoted as a Go string (strconv.Quote), with every control
+// character (ESC, BEL, CR, LF, C1 controls), every other character that
+// does not print, and every byte that is not UTF-8 escaped: a value that
+// anyone who can write in the root put in a manifest or a file name cannot
+// set the terminal's title, clear its screen, write its clipboard (OSC
+// 52), or break a line. Every value from the root that pbwrap prints goes
+// through it.
+func printable(s string) string {
+	for i, r := range s {
+		if !strconv.IsPrint(r) || (r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError))) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// printableError is err with its message made printable.
+func printableError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(printable(err.Error()))
+}
+
+// escapeJSON escapes, in JSON that encoding/json wrote, every character
+// that does not print and that encoding/json leaves as it is (DEL, the C1
+// controls such as U+009B, which some terminals take for CSI, and format
+// characters such as U+202E, which reverses the text after it) as \uXXXX,
+// which decodes to the same string. encoding/json already escapes the C0
+// controls, ESC among them, and outside strings it writes only ASCII.
+func escapeJSON(data []byte) []byte {
+	var out bytes.Buffer
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		switch {
+		case r == utf8.RuneError && size == 1: // Not from encoding/json, which writes UTF-8.
+			out.WriteString(`\ufffd`)
+		case r < utf8.RuneSelf && r != 0x7f, r >= utf8.RuneSelf && strconv.IsPrint(r):
+			out.Write(data[:size])
+		default:
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&out, `\u%04x`, u)
+			}
+		}
+		data = data[size:]
+	}
+	return out.Bytes()
 }
 
 // shortID is the part of a session id list shows: the last 8 characters.

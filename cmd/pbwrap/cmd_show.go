@@ -46,11 +46,13 @@ func runShow(c *command, cfg *config, args []string) error {
 	}
 	path, err := findPaste(root, which, pastes, sessions)
 	if err != nil {
-		return err
+		return printableError(err)
 	}
-	f, err := os.Open(path)
+	// The paste file is opened without following a symlink put in its
+	// place, and only if it is a regular file.
+	f, err := store.OpenPaste(path)
 	if err != nil {
-		return err
+		return printableError(err)
 	}
 	defer f.Close()
 	_, err = io.Copy(os.Stdout, f)

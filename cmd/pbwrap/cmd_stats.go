@@ -43,13 +43,13 @@ func runStats(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	sessions, err := store.ListSessions(root)
+	sessions, err := listSessions(root)
 	if err != nil {
 		return err
 	}
 	rows, total := tallySessions(sessions)
 	if total.saved+total.inline+total.fallback == 0 {
-		fmt.Printf("no pastes recorded under %s\n", root)
+		fmt.Printf("no pastes recorded under %s\n", printable(root))
 		return nil
 	}
 	return printTallies(append(rows, total))
@@ -97,7 +97,7 @@ func printTallies(rows []*tally) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "AGENT\tSAVED\tKEPT OUT\t≈TOKENS\tAS TEXT\tFALLBACKS\t")
 	for _, t := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t\n", t.agent, t.saved, humanBytes(t.bytes), humanCount(t.bytes/bytesPerToken), t.inline, t.fallback)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t\n", printable(t.agent), t.saved, humanBytes(t.bytes), humanCount(t.bytes/bytesPerToken), t.inline, t.fallback)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -32,6 +32,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"status":     cmdStatus,
 			"mksession":  cmdMksession,
+			"forge":      cmdForge,
+			"age":        cmdAge,
 			"helpcovers": cmdHelpCovers,
 			"mode":       cmdMode,
 		},
@@ -150,8 +152,9 @@ func packageDoc(ts *testscript.TestScript) string {
 // Each FILE's content becomes a saved paste, one second after the last.
 // -age makes the session (its pastes and its directory's time) that old;
 // -live keeps its lock held until the script ends; -inline records N
-// pastes that went in as text. -var NAME sets $NAME to the session id and
-// $NAME_SHORT to the 8 characters pbwrap list shows.
+// pastes that went in as text. -var NAME sets $NAME to the session id,
+// $NAME_SHORT to the 8 characters pbwrap list shows and $NAME_DIR to the
+// session's directory, as the manifest names it.
 func cmdMksession(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("mksession", flag.ContinueOnError)
 	agent := fs.String("agent", "claude", "")
@@ -162,7 +165,12 @@ func cmdMksession(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || fs.Parse(args) != nil || fs.NArg() < 1 {
 		ts.Fatalf("usage: mksession [-agent NAME] [-age DURATION] [-live] [-inline N] [-var NAME] ROOT [FILE...]")
 	}
-	root, err := store.OpenRoot(ts.MkAbs(fs.Arg(0)))
+	// Resolved as pbwrap resolves it, so that the paths in the manifest
+	// are the ones pbwrap list finds (on macOS $WORK is under /var, a
+	// symlink to /private/var).
+	resolved, err := store.ResolveRoot(ts.MkAbs(fs.Arg(0)))
+	ts.Check(err)
+	root, err := store.OpenRoot(resolved)
 	ts.Check(err)
 	id, err := store.NewSessionID()
 	ts.Check(err)
@@ -202,7 +210,42 @@ func cmdMksession(ts *testscript.TestScript, neg bool, args []string) {
 	if *name != "" {
 		ts.Setenv(*name, id)
 		ts.Setenv(*name+"_SHORT", shortID(id))
+		ts.Setenv(*name+"_DIR", sess.Dir)
 	}
+}
+
+// cmdForge replaces a session's manifest, as anyone who can write in the
+// root could:
+//
+//	forge [-size N] SESSIONDIR FILE
+//
+// FILE's content, with $NAME and ${NAME} replaced by the script's
+// variables, becomes SESSIONDIR/manifest.json; -size then makes the file
+// N bytes long, the rest a sparse run of zero bytes.
+func cmdForge(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("forge", flag.ContinueOnError)
+	size := fs.Int64("size", 0, "")
+	if neg || fs.Parse(args) != nil || fs.NArg() != 2 {
+		ts.Fatalf("usage: forge [-size N] SESSIONDIR FILE")
+	}
+	path := filepath.Join(ts.MkAbs(fs.Arg(0)), "manifest.json")
+	ts.Check(os.WriteFile(path, []byte(os.Expand(ts.ReadFile(fs.Arg(1)), ts.Getenv)), 0o600))
+	if *size > 0 {
+		ts.Check(os.Truncate(path, *size))
+	}
+}
+
+// cmdAge makes a file or directory look last written some time ago:
+//
+//	age DURATION PATH
+func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: age DURATION PATH")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	then := time.Now().Add(-d)
+	ts.Check(os.Chtimes(ts.MkAbs(args[1]), then, then))
 }
 
 // The README shows the agents' text that pbwrap help agents prints, the

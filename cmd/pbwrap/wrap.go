@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -163,17 +164,26 @@ func (l *logs) cleanup(report *store.CleanReport, err error) {
 }
 
 // sessionOpener makes the run's store session on demand: at start, and
-// again on the next large paste whenever it failed before.
+// again on the next large paste whenever it failed before, or is gone.
+// Agents can write in the root: before each save, open checks the root and
+// the session directory again (store.Session.Check), refuses an unsafe
+// root as at start, and makes the session anew when its directory was
+// removed (see open). Its methods are safe for concurrent use: capture
+// calls open from the input goroutine while wrap holds the opener.
 type sessionOpener struct {
 	meta    store.Meta
-	id      string
+	id      string // PBWRAP_SESSION, given to the child; the session's own (sess.ID) only differs after a recovery found the name taken
 	root    string // resolved, or "" when the root cannot even be named
 	rootErr error
 	logf    func(string, ...any)
 
-	mu   sync.Mutex
-	sess *store.Session
+	mu     sync.Mutex
+	sess   *store.Session
+	closed bool // by close: open makes no more sessions, which no one would end
 }
+
+// errOpenerClosed is open's error once pbwrap is on its way out.
+var errOpenerClosed = errors.New("store: the session has ended")
 
 func newSessionOpener(cfg *config, argv0 string) *sessionOpener {
 	s := &sessionOpener{
@@ -195,27 +205,82 @@ func newSessionOpener(cfg *config, argv0 string) *sessionOpener {
 	return s
 }
 
-// open returns the session, creating the root and the session directory
-// if need be.
+// open returns the session to save a paste in, checked just now: the root
+// passes the store's rules as at start (a symlink, a file, another user's
+// root is refused, with the reason, and the paste goes inline; a missing
+// root is made again), and the session directory is the one made, with
+// its lock (store.Session.Check).
+//
+// When the session is gone (its directory, or the whole root, was removed,
+// or replaced), the old session is let go (its lock released; whatever
+// took its name is left alone) and a new one is made, with every check of
+// the start: a new directory, locked, with its manifest. It keeps the run's
+// id, so that PBWRAP_SESSION and PBWRAP_SESSION_DIR, given to the child at
+// start, still name it. Only if that name is taken, by something this run
+// did not make, does the new session get a new id (in the same root),
+// which the log gives.
 func (s *sessionOpener) open() (*store.Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errOpenerClosed
+	}
 	if s.sess != nil {
-		return s.sess, nil
+		err := s.sess.Check()
+		if !errors.Is(err, store.ErrSessionGone) {
+			return s.checked(err)
+		}
+		s.logf("%v: making it again", err)
+		s.letGo()
 	}
 	if s.root == "" {
 		return nil, s.rootErr
 	}
+	return s.create()
+}
+
+// checked returns the session that Check found usable, or Check's error.
+func (s *sessionOpener) checked(err error) (*store.Session, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s.sess, nil
+}
+
+// letGo releases the session that is gone, with s.mu held.
+func (s *sessionOpener) letGo() {
+	if err := s.sess.Close(); err != nil {
+		s.logf("%v", err)
+	}
+	s.sess = nil
+}
+
+// create makes the root, if need be, and the session, with s.mu held:
+// under the run's id, or a new one when that name is taken.
+func (s *sessionOpener) create() (*store.Session, error) {
 	root, err := store.OpenRoot(s.root)
 	if err != nil {
 		return nil, err
 	}
 	sess, err := root.NewSession(s.id, s.meta)
+	if errors.Is(err, fs.ErrExist) {
+		sess, err = s.createElsewhere(root)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.sess = sess
 	return sess, nil
+}
+
+// createElsewhere makes the session under a new id: the run's is taken.
+func (s *sessionOpener) createElsewhere(root *store.Root) (*store.Session, error) {
+	id, err := store.NewSessionID()
+	if err != nil {
+		return nil, err
+	}
+	s.logf("store: %s is taken by what pbwrap did not make: saving in session %s instead", filepath.Join(root.Path, s.id), id)
+	return root.NewSession(id, s.meta)
 }
 
 // sayIfUnsaved tells the user, once and before the child owns the
@@ -230,10 +295,11 @@ func (s *sessionOpener) sayIfUnsaved() {
 }
 
 // close ends the session: a run that saved nothing leaves nothing behind
-// (see store.Session.End).
+// (see store.Session.End). Later calls to open fail.
 func (s *sessionOpener) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	if s.sess != nil {
 		if err := s.sess.End(); err != nil {
 			s.logf("%v", err)
