@@ -201,3 +201,121 @@ func FuzzAllOrNothing(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLimits: the limits only ever turn a success into ErrTooLarge or
+// ErrReadLimit, never change an output, and Check agrees with Expand under
+// them; an output within the cap, from files within the read budget,
+// expands as without limits.
+func FuzzLimits(f *testing.F) {
+	f.Add([]byte("a\nb\nc\nd\n"), []byte{1, 2, 3, 4, 2, 2}, "x", uint16(8), uint16(100))
+	f.Add([]byte("aaaaaaaaaa"), []byte{1, 1, 1, 2}, "", uint16(3), uint16(5))
+	f.Add([]byte("\n\n\n\n"), []byte{4, 4, 1, 9}, "}}", uint16(0), uint16(1))
+	path := filepath.Join(f.TempDir(), "content")
+	f.Fuzz(func(t *testing.T, content, ranges []byte, text string, capOut, capRead uint16) {
+		if strings.Contains(text, marker) || strings.HasSuffix(text, `\`) {
+			t.Skip("text that is itself a reference or an escape")
+		}
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var in strings.Builder
+		for i := 0; i+1 < len(ranges) && i < 16; i += 2 {
+			first, last := 1+int(ranges[i]%16), 1+int(ranges[i+1]%16)
+			in.WriteString(text + "{{file:" + path + ":" + itoa(first) + ":" + itoa(max(first, last)) + "}}")
+		}
+		src := []byte(in.String())
+		want, werr := Expand(src)
+		saveOut, saveRead := maxOutput, maxRead
+		defer func() { maxOutput, maxRead = saveOut, saveRead }()
+		maxOutput, maxRead = int(capOut), int(capRead)
+		got, err := Expand(src)
+		if cerr := Check(src); !sameError(cerr, err) {
+			t.Fatalf("Check(%q) = %v, Expand = %v; want the same (limits %d, %d)", src, cerr, err, capOut, capRead)
+		}
+		switch {
+		case err == nil && (werr != nil || !bytes.Equal(got, want)):
+			t.Fatalf("Expand(%q) with limits %d, %d = %q; without = %q, %v", src, capOut, capRead, got, want, werr)
+		case err != nil && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrReadLimit) && !sameError(err, werr):
+			t.Fatalf("Expand(%q) with limits %d, %d = %v; without = %v", src, capOut, capRead, err, werr)
+		case err != nil && werr == nil && len(want) <= int(capOut) && len(content) < int(capRead):
+			t.Fatalf("Expand(%q) with limits %d, %d = %v; want %q as without them", src, capOut, capRead, err, want)
+		}
+		if err != nil {
+			checkError(t, src, got, err)
+		} else if cap(got) != len(got) {
+			t.Fatalf("Expand(%q): %d bytes in %d: the size judged, which the cap applies to, is wrong", src, len(got), cap(got))
+		}
+	})
+}
+
+// FuzzPatch: ExpandPatch gives what expanding each reference alone and
+// adding its lines gives, as it did before it read each file once.
+func FuzzPatch(f *testing.F) {
+	f.Add([]byte("a\nb\nc"), "+x\n+<R1:3>\n+y\n", uint8(1))
+	f.Add([]byte("a\r\nb\r\n"), "+<R2:2>\r\n<R1:1>\n+<R1:2>", uint8(0))
+	f.Add([]byte("\n\n"), "+<R1:1>\n \\{{file:\n+<R2:5>\n", uint8(3))
+	path := filepath.Join(f.TempDir(), "content")
+	f.Fuzz(func(t *testing.T, content []byte, patch string, _ uint8) {
+		if strings.Contains(patch, marker) {
+			t.Skip("references come from <R...>")
+		}
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		src := []byte(strings.NewReplacer("<R", "{{file:"+path+":", ">", "}}").Replace(patch))
+		got, err := ExpandPatch(src)
+		want, werr := patchOneByOne(src)
+		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) || err != nil && !sameError(err, werr) {
+			t.Fatalf("ExpandPatch(%q) = %q, %v; one by one %q, %v", src, got, err, want, werr)
+		}
+		if cap(got) != len(got) {
+			t.Fatalf("ExpandPatch(%q): %d bytes in %d: the size judged, which the cap applies to, is wrong", src, len(got), cap(got))
+		}
+	})
+}
+
+// patchOneByOne is ExpandPatch as it was: Expand on each piece.
+func patchOneByOne(patch []byte) ([]byte, error) {
+	toks, stop := lex(patch)
+	var out []byte
+	prev := 0
+	for i := range toks {
+		t := &toks[i]
+		if t.escape {
+			continue
+		}
+		start, end, ok := wholeAddedLine(patch, t)
+		if !ok {
+			return nil, &Error{Ref: shorten(string(patch[t.off:t.end])), Offset: t.off, Err: ErrPatchPlacement}
+		}
+		text, err := Expand(patch[prev:start])
+		if err != nil {
+			return nil, movedBy(err, prev)
+		}
+		out = append(out, text...)
+		lines, err := Expand(patch[t.off:t.end])
+		if err != nil {
+			return nil, movedBy(err, t.off)
+		}
+		out = appendAdded(out, [][]byte{lines})
+		prev = end
+	}
+	if stop != nil {
+		return nil, stop
+	}
+	text, err := Expand(patch[prev:])
+	if err != nil {
+		return nil, movedBy(err, prev)
+	}
+	return append(out, text...), nil
+}
+
+func movedBy(err error, off int) error {
+	var e *Error
+	if errors.As(err, &e) {
+		moved := *e
+		moved.Offset += off
+		return &moved
+	}
+	return err
+}

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"unicode/utf8"
-
-	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // Actions said to the model when a hook refuses a tool call.
@@ -26,18 +23,12 @@ type hookInput struct {
 	Cwd           string          `json:"cwd"`
 }
 
-// ErrOutsideScope: a hook expands only files under the agent's working
-// directory and the directories it is given (pbwrap's paste root). The
-// hook runs with all of the user's rights, outside the agent's sandbox and
-// its read rules; without this an agent could copy any file it may not
-// read (~/.ssh/id_ed25519) into one it may, and read it there.
-var ErrOutsideScope = errors.New("outside the working directory and pbwrap's paste root")
-
 // ErrNotText: the hook protocols carry text as JSON strings, which cannot
 // hold bytes that are not UTF-8; they would reach the file as U+FFFD.
 var ErrNotText = errors.New("the lines are not valid UTF-8 text, which a hook cannot pass on intact")
 
-// hookOutput is a PreToolUse answer.
+// hookOutput is a PreToolUse answer that denies the call (answer writes
+// the others).
 type hookOutput struct {
 	HookSpecificOutput hookDecision `json:"hookSpecificOutput"`
 }
@@ -46,7 +37,6 @@ type hookDecision struct {
 	HookEventName            string `json:"hookEventName"`
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
-	UpdatedInput             any    `json:"updatedInput,omitempty"`
 }
 
 // claudeFields are the tool-input fields Claude Code's editing tools write
@@ -56,6 +46,15 @@ var claudeFields = map[string][]string{
 	"Edit":         {"new_string"},
 	"NotebookEdit": {"new_source"},
 }
+
+// MaxHookInput caps a hook's input, the JSON its agent sends: 16 MiB, far
+// above any tool call a model writes (its output is bounded by its token
+// limit, well under 1 MiB), and parsed in a fraction of a second. A larger
+// input is denied, not read on.
+const MaxHookInput = 16 << 20
+
+// ErrHookInput: the hook's input is over MaxHookInput.
+var ErrHookInput = errors.New("hook input too large")
 
 // ClaudeHook answers one Claude Code PreToolUse call, given the JSON Claude
 // Code writes to the hook's standard input. For Write (content), Edit
@@ -71,15 +70,39 @@ var claudeFields = map[string][]string{
 //   - a reference fails: out denies the call, with the report as the reason,
 //     which the model sees.
 //
-// Only files under the call's working directory (cwd) or under one of
-// dirs are expanded (ErrOutsideScope), after resolving symbolic links, and
-// only text that is valid UTF-8 (ErrNotText).
+// The fields of one call are one expansion: each file is read once for all
+// of them, and the limits (MaxRefs, MaxOutput, MaxRead) count them all.
+// MaxOutput counts the text as the answer carries it, escaped for JSON,
+// where a control character takes six bytes. An input over MaxHookInput is
+// denied (ErrHookInput) without being parsed. So the hook answers in about
+// a second at worst, whatever the files, far inside the agents' timeouts.
 //
-// Fields other than those are passed back byte for byte. err is returned
+// The hook runs with all of the user's rights, outside the agent's sandbox,
+// so it reads files more strictly than Expand:
+//
+//   - only below the call's working directory (cwd) or one of dirs
+//     (ErrOutsideScope). Each of those directories is resolved once and
+//     opened; a reference may spell it as given, resolved, or through
+//     other symbolic links above it. "/" is never one of them, so a call
+//     from cwd "/" expands only files in dirs;
+//   - below it, each file is opened once, from the directory's descriptor,
+//     following no symbolic link at any step (ErrSymlink, even for a link
+//     that points inside), so that nothing renamed or linked in between a
+//     check and the open can lead the open elsewhere; ".." may not climb
+//     out. The opened file is then checked and read from that descriptor;
+//   - only a regular file (ErrNotRegular) and, below the working directory,
+//     one with a single hard link (ErrHardLink);
+//   - only text that is valid UTF-8 (ErrNotText).
+//
+// Fields other than those are passed back as they came (compacted, as
+// encoding/json writes them). err is returned
 // only for input that is not a PreToolUse call at all (not JSON); the
 // caller must then block the call rather than let an unexpanded reference
 // through.
 func ClaudeHook(in []byte, dirs []string) (out []byte, err error) {
+	if len(in) > MaxHookInput {
+		return deny(inputTooLarge())
+	}
 	var req hookInput
 	if err := json.Unmarshal(in, &req); err != nil {
 		return nil, fmt.Errorf("hook input: %w", err)
@@ -87,83 +110,210 @@ func ClaudeHook(in []byte, dirs []string) (out []byte, err error) {
 	if req.HookEventName != "" && req.HookEventName != "PreToolUse" {
 		return nil, nil
 	}
-	fields, ok := claudeFields[req.ToolName]
+	names, ok := claudeFields[req.ToolName]
 	if !ok && req.ToolName != "MultiEdit" {
 		return nil, nil
 	}
-	var input map[string]json.RawMessage
-	if err := json.Unmarshal(req.ToolInput, &input); err != nil {
-		return nil, fmt.Errorf("hook input: tool_input of %s: %w", req.ToolName, err)
+	input, fields, err := claudeInput(req, names)
+	if err != nil {
+		return nil, fmt.Errorf("hook input: %w", err)
 	}
-	scope := newScope(req.Cwd, dirs)
-	changed, err := expandFields(input, fields, scope)
-	if err == nil && req.ToolName == "MultiEdit" {
-		changed, err = expandEdits(input, scope)
-	}
-	var perr *Error
-	switch {
-	case errors.As(err, &perr):
-		return deny(perr.Report(hookAction))
-	case err != nil:
-		return nil, fmt.Errorf("hook input: %s: %w", req.ToolName, err)
-	case !changed:
+	if len(fields) == 0 {
 		return nil, nil
 	}
-	return encode(hookOutput{hookDecision{HookEventName: "PreToolUse", UpdatedInput: input}})
+	var perr *Error
+	switch err := expandFields(req.Cwd, dirs, fields); {
+	case errors.As(err, &perr):
+		return deny(perr)
+	case err != nil:
+		return nil, fmt.Errorf("hook input: %s: %w", req.ToolName, err)
+	}
+	return answer("", input, len(in)+answerSize(fields))
 }
 
-// expandFields expands the named string fields of input in place and
-// reports whether any changed.
-func expandFields(input map[string]json.RawMessage, fields []string, scope scope) (bool, error) {
-	changed := false
-	for _, name := range fields {
-		raw, ok := input[name]
+// claudeInput parses the tool input of a Claude Code call and lists its
+// fields that have references: the named ones, or MultiEdit's.
+func claudeInput(req hookInput, names []string) (*object, []field, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(req.ToolInput, &members); err != nil {
+		return nil, nil, fmt.Errorf("tool_input of %s: %w", req.ToolName, err)
+	}
+	input := newObject(members)
+	fields, err := stringFields(input, names)
+	if err == nil && req.ToolName == "MultiEdit" {
+		fields, err = editFields(input)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", req.ToolName, err)
+	}
+	return input, fields, nil
+}
+
+// field is one string of a tool input that has references: its doc, and
+// the object and member it goes back to.
+type field struct {
+	doc  *doc
+	obj  *object
+	name string
+}
+
+// stringFields lists the named string members of o that Expand would act
+// on.
+func stringFields(o *object, names []string) ([]field, error) {
+	var fields []field
+	for _, name := range names {
+		raw, ok := o.members[name]
 		if !ok {
 			continue
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return false, fmt.Errorf("%s is not a string", name)
+			return nil, fmt.Errorf("%s is not a string", name)
 		}
-		if !Contains([]byte(s)) {
-			continue
+		if Contains([]byte(s)) {
+			fields = append(fields, field{doc: newDoc([]byte(s), false), obj: o, name: name})
 		}
-		out, err := scope.expand([]byte(s), Expand)
-		if err != nil {
-			return false, err
-		}
-		if input[name], err = marshal(string(out)); err != nil {
-			return false, err
-		}
-		changed = true
 	}
-	return changed, nil
+	return fields, nil
 }
 
-// expandEdits expands new_string in each of MultiEdit's edits.
-func expandEdits(input map[string]json.RawMessage, scope scope) (bool, error) {
-	raw, ok := input["edits"]
+// editFields lists new_string in each of MultiEdit's edits, which o then
+// writes back from the edits as objects.
+func editFields(o *object) ([]field, error) {
+	raw, ok := o.members["edits"]
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
 	var edits []map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &edits); err != nil {
-		return false, fmt.Errorf("edits is not a list of objects")
+		return nil, fmt.Errorf("edits is not a list of objects")
 	}
-	changed := false
-	for _, edit := range edits {
-		c, err := expandFields(edit, []string{"new_string"}, scope)
+	var fields []field
+	list := make([]*object, len(edits))
+	for i, edit := range edits {
+		list[i] = newObject(edit)
+		f, err := stringFields(list[i], []string{"new_string"})
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		changed = changed || c
+		fields = append(fields, f...)
 	}
-	if !changed {
-		return false, nil
+	if len(fields) > 0 {
+		o.lists["edits"] = list
 	}
-	var err error
-	input["edits"], err = marshal(edits)
-	return true, err
+	return fields, nil
+}
+
+// answerSize is how much the expanded fields add to an answer.
+func answerSize(fields []field) int {
+	n := 0
+	for _, f := range fields {
+		n += stringSize(f.doc.out)
+	}
+	return n
+}
+
+// expandFields expands the fields of one call in one expansion, within the
+// scope, and puts the results in their objects.
+func expandFields(cwd string, dirs []string, fields []field) error {
+	docs := make([]*doc, len(fields))
+	for i, f := range fields {
+		docs[i] = f.doc
+	}
+	if err := expandInScope(cwd, dirs, docs); err != nil {
+		return err
+	}
+	for _, f := range fields {
+		f.obj.texts[f.name] = f.doc.out
+	}
+	return nil
+}
+
+// expandInScope expands docs as a hook does: files only from the scope,
+// output only text, within MaxOutput as the answer carries it.
+func expandInScope(cwd string, dirs []string, docs []*doc) error {
+	s := newScope(cwd, dirs)
+	defer s.Close()
+	if err := run(docs, s.open, true); err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := d.checkText(); err != nil {
+			return err
+		}
+	}
+	return checkEscaped(docs)
+}
+
+// checkEscaped applies MaxOutput to the docs' output as a hook's answer
+// carries it, escaped for JSON, where a control character takes six bytes
+// (a range of NUL bytes, as in a sparse file, six times its size). It names
+// the reference at which the escaped output passes the cap, or the last.
+func checkEscaped(docs []*doc) error {
+	total := 0
+	for _, d := range docs {
+		total += stringSize(d.out)
+	}
+	if total <= maxOutput {
+		return nil
+	}
+	n := 0
+	var last *token
+	var lastDoc *doc
+	for _, d := range docs {
+		prev := 0
+		for i := range d.toks {
+			t := &d.toks[i]
+			from, to := t.span()
+			n += stringSize(d.src[prev:from])
+			prev = to
+			if t.escape {
+				continue
+			}
+			last, lastDoc = t, d
+			for _, p := range t.parts {
+				n += stringSize(p)
+			}
+			if n > maxOutput {
+				return d.refError(t, tooLargeEscaped())
+			}
+		}
+		n += stringSize(d.src[prev:])
+	}
+	return lastDoc.refError(last, tooLargeEscaped())
+}
+
+func tooLargeEscaped() error {
+	return fmt.Errorf("%w: the answer would be over %s with the text escaped for JSON "+
+		"(a control character such as NUL takes 6 bytes there)", ErrTooLarge, byteCount(maxOutput))
+}
+
+// checkText reports ErrNotText for the first reference whose range is not
+// valid UTF-8 (or, for a rune split between two ranges, the first
+// reference), when d's output is not.
+func (d *doc) checkText() error {
+	if utf8.Valid(d.out) {
+		return nil
+	}
+	var first *token
+	for i := range d.toks {
+		t := &d.toks[i]
+		if t.escape {
+			continue
+		}
+		if first == nil {
+			first = t
+		}
+		if !utf8.Valid(bytes.Join(t.parts, nil)) {
+			return d.refError(t, ErrNotText)
+		}
+	}
+	return d.refError(first, ErrNotText)
+}
+
+// inputTooLarge is the *Error for an input over MaxHookInput.
+func inputTooLarge() *Error {
+	return &Error{Err: fmt.Errorf("%w: over %s (the hook reads at most that)", ErrHookInput, byteCount(MaxHookInput))}
 }
 
 // CodexHook answers one Codex PreToolUse call for apply_patch, whose input
@@ -178,8 +328,13 @@ func expandEdits(input map[string]json.RawMessage, scope scope) (bool, error) {
 //     its approval policy and sandbox, so nothing is widened;
 //   - a reference fails: out denies the call with the report as the reason.
 //
-// The scope is the same as ClaudeHook's.
+// The patch is one expansion: each file is read once however many
+// references name it. The input limit, the scope and the rules for links
+// are ClaudeHook's.
 func CodexHook(in []byte, dirs []string) (out []byte, err error) {
+	if len(in) > MaxHookInput {
+		return deny(inputTooLarge())
+	}
 	var req hookInput
 	if err := json.Unmarshal(in, &req); err != nil {
 		return nil, fmt.Errorf("hook input: %w", err)
@@ -187,34 +342,33 @@ func CodexHook(in []byte, dirs []string) (out []byte, err error) {
 	if (req.HookEventName != "" && req.HookEventName != "PreToolUse") || req.ToolName != "apply_patch" {
 		return nil, nil
 	}
-	var input map[string]json.RawMessage
-	if err := json.Unmarshal(req.ToolInput, &input); err != nil {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(req.ToolInput, &members); err != nil {
 		return nil, fmt.Errorf("hook input: tool_input of apply_patch: %w", err)
 	}
 	var patch string
-	if err := json.Unmarshal(input["command"], &patch); err != nil {
+	if err := json.Unmarshal(members["command"], &patch); err != nil {
 		return nil, fmt.Errorf("hook input: apply_patch command is not a string")
 	}
 	if !Contains([]byte(patch)) {
 		return nil, nil
 	}
-	expanded, err := newScope(req.Cwd, dirs).expand([]byte(patch), ExpandPatch)
+	d := newDoc([]byte(patch), true)
 	var perr *Error
-	if errors.As(err, &perr) {
-		return deny(perr.Report(hookAction))
-	}
-	if err != nil {
+	if err := expandInScope(req.Cwd, dirs, []*doc{d}); errors.As(err, &perr) {
+		return deny(perr)
+	} else if err != nil {
 		return nil, err
 	}
-	if input["command"], err = marshal(string(expanded)); err != nil {
-		return nil, err
-	}
-	return encode(hookOutput{hookDecision{HookEventName: "PreToolUse", PermissionDecision: "allow", UpdatedInput: input}})
+	input := newObject(members)
+	input.texts["command"] = d.out
+	return answer("allow", input, len(in)+stringSize(d.out))
 }
 
-func deny(reason string) ([]byte, error) {
+// deny answers with the call denied, the report of e as the reason.
+func deny(e *Error) ([]byte, error) {
 	return encode(hookOutput{hookDecision{
-		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: reason,
+		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: e.Report(hookAction),
 	}})
 }
 
@@ -236,63 +390,4 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-// scope is the directories a hook may expand files from, symbolic links
-// resolved.
-type scope []string
-
-func newScope(cwd string, dirs []string) scope {
-	var s scope
-	for _, d := range append([]string{cwd}, dirs...) {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
-		}
-		s = append(s, filepath.Clean(d))
-	}
-	return s
-}
-
-// expand checks that every reference in src names a file in scope, then
-// expands src with expand, and checks that the result is text.
-func (s scope) expand(src []byte, expand func([]byte) ([]byte, error)) ([]byte, error) {
-	toks, _ := lex(src) // A malformed reference is expand's to report.
-	for i := range toks {
-		t := &toks[i]
-		if t.escape || s.contains(t.path) {
-			continue
-		}
-		return nil, &Error{Ref: shorten(string(src[t.off:t.end])), Offset: t.off, Err: ErrOutsideScope}
-	}
-	out, err := expand(src)
-	if err != nil {
-		return nil, err
-	}
-	if !utf8.Valid(out) {
-		for i := range toks {
-			if !toks[i].escape {
-				t := &toks[i]
-				return nil, &Error{Ref: shorten(string(src[t.off:t.end])), Offset: t.off, Err: ErrNotText}
-			}
-		}
-	}
-	return out, nil
-}
-
-// contains reports whether path, symbolic links resolved, lies in one of
-// the directories. A path that cannot be resolved (it does not exist) is
-// judged as written: opening it fails anyway, with the reason.
-func (s scope) contains(path string) bool {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	for _, dir := range s {
-		if fsutil.Within(dir, path) {
-			return true
-		}
-	}
-	return false
 }

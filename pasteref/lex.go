@@ -18,9 +18,19 @@ type token struct {
 	off, end    int  // src[off:end] is the reference, or the escape's backslash
 	escape      bool // an escape; the fields below are for references
 	path        string
-	first, last int    // the line range, 1-based and inclusive
-	size        int    // bytes in the range, set by readRanges
-	text        []byte // the range, set by readRanges when it keeps it
+	first, last int      // the line range, 1-based and inclusive
+	line        [2]int   // in a patch, the added line the reference stands for (doc.place)
+	size        int      // bytes of the range read (expansion.take)
+	parts       [][]byte // the range, when kept for the output: copies in the arena
+}
+
+// span is the part of the input that t replaces: the reference, or the
+// escape's backslash, or in a patch the whole added line.
+func (t *token) span() (from, to int) {
+	if t.line[1] > 0 {
+		return t.line[0], t.line[1]
+	}
+	return t.off, t.end
 }
 
 // lex finds the tokens of src, in order. It stops at the first reference that

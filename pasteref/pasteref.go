@@ -22,9 +22,10 @@
 //     9 digits; leading zeros are allowed and ignored ("007" is 7).
 //   - PATH must be absolute (filepath.IsAbs). Nothing in it is interpreted:
 //     "~/x" and "$HOME/x" are relative and rejected, and "/home/$USER/x" names
-//     a directory called "$USER". The path is opened as written, not cleaned;
-//     symbolic links are followed, so the content is what reading the path
-//     gives.
+//     a directory called "$USER". Expand and Check open the path as written,
+//     not cleaned, and follow symbolic links, so the content is what reading
+//     the path gives. The hooks are stricter (see ClaudeHook): no symbolic
+//     link, and only below the agent's working directory or pbwrap's root.
 //
 // Any "{{file:" that does not complete as such a reference is an error
 // (ErrMalformed), never literal text.
@@ -49,6 +50,23 @@
 // one pass: references inside the copied content are not expanded. An empty
 // file has no lines.
 //
+// # Limits
+//
+// One call (an Expand, a Check, a hook's whole tool input) has bounded cost
+// whatever the files are, so that a hook always answers well inside the
+// time its agent gives it:
+//
+//   - at most MaxRefs references (ErrTooMany), counted before any file is
+//     opened;
+//   - at most MaxOutput bytes of output (ErrTooLarge);
+//   - at most MaxRead bytes read from files, lines skipped on the way to a
+//     range included (ErrReadLimit).
+//
+// Memory is bounded by MaxOutput: the copied ranges are kept once however
+// many references share them, and never past the cap, so a call holds at
+// most about MaxOutput of ranges plus the output it returns, however large
+// the files or their lines are.
+//
 // # Errors
 //
 // Expand and Check return an *Error naming the first bad reference in the
@@ -58,21 +76,34 @@
 // os package returns it, or one wrapping ErrNotRegular for a directory, a
 // device or a named pipe), ErrPastEnd (saying how many lines the file has),
 // and ErrTooLarge. A file that cannot be read is reported for the first
-// reference to it.
+// reference to it. More references than MaxRefs fail at the first one over
+// the limit, before anything else is checked.
+//
+// Reading stops as soon as the call is bound to fail. Once the ranges read
+// so far and the text around the references are more than MaxOutput, the
+// output cannot fit whatever the rest holds: reading stops, and the error
+// is ErrTooLarge at the reference where the output passes the cap (or an
+// error found before it); a reference whose range was not reached by then
+// is not judged. Once MaxRead bytes are read, the first reference whose
+// range was not reached fails with ErrReadLimit, which says how many lines
+// the file has at least. So a range over the cap costs at most MaxOutput
+// of reading, and a range past the end of a huge file (which needs the
+// whole file to be read to count its lines) at most MaxRead.
 //
 // # Files
 //
 // Each distinct PATH (as written) is opened and read once per call, even when
-// several references name it, and only as far as the furthest line they need:
-// referring to the head of a huge log does not read the whole log. A file that
-// changes between a Check and an Expand, or while Expand reads it, is the
-// caller's problem; Expand reads what is there when it reads.
+// several references name it (in a hook, in any of the tool input's fields),
+// and only as far as the furthest line they need, or less when the call is
+// bound to fail: referring to the head of a huge log does not read the whole
+// log. A file that changes between a Check and an Expand, or while Expand
+// reads it, is the caller's problem; Expand reads what is there when it
+// reads.
 //
 // The functions are safe for concurrent use.
 package pasteref
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -81,28 +112,47 @@ import (
 	"unicode/utf8"
 )
 
-// MaxOutput caps the size of an expansion's output: 64 MiB. That is far above
-// any edit an agent makes (a 500-line source file is about 20 KiB), and low
-// enough that a wrong range over a huge log cannot exhaust memory: Expand
-// stops copying once the copied ranges pass the cap, so it holds at most
-// about twice MaxOutput, however large the files are.
-//
-// The cap counts the whole output, text and expanded ranges, and applies when
-// the input has at least one reference (input without one is the caller's to
-// bound). ErrTooLarge names the reference at which the output passes the cap,
-// or the last reference when only the text after it does.
-const MaxOutput = 64 << 20
+// The limits of one call; see Limits in the package documentation. Each is
+// far above what an agent's edit needs and low enough that the worst case
+// costs about a second.
+const (
+	// MaxOutput caps the output: 64 MiB. A 500-line source file is about
+	// 20 KiB; a wrong range over a huge log cannot exhaust memory.
+	//
+	// The cap counts the whole output, text and expanded ranges, and applies
+	// when the input has at least one reference (input without one is the
+	// caller's to bound). ErrTooLarge names the reference at which the output
+	// passes the cap, or the last reference when only the text after it does.
+	// A hook counts its output as its answer carries it, escaped for JSON
+	// (see ClaudeHook).
+	MaxOutput = 64 << 20
 
-// maxOutput is MaxOutput, a variable so that tests can exercise the cap with
-// small files.
-var maxOutput = MaxOutput
+	// MaxRead caps the bytes read from files: 256 MiB, four times the output
+	// cap, so that a range deep in a large paste still expands, while the
+	// worst case reads in a fraction of a second from the page cache and in
+	// under 3 s from a disk at 100 MB/s, far inside a hook's 30 s timeout.
+	MaxRead = 256 << 20
+
+	// MaxRefs caps the references in one call: 10000. A move or a copy needs
+	// a handful; 10000 files open and read in well under a second.
+	MaxRefs = 10000
+)
+
+// The limits, as variables so that tests can exercise them with small
+// files.
+var (
+	maxOutput = MaxOutput
+	maxRead   = MaxRead
+	maxRefs   = MaxRefs
+)
 
 // Error is a failed expansion: which reference, where in the input, and why.
 type Error struct {
 	// Ref is the reference as written, e.g. "{{file:/src/a.go:10:20}}". For a
 	// malformed one it runs from "{{file:" to the first "}}", or to the end of
 	// its line. A reference longer than 200 bytes is cut there and ends
-	// in "...".
+	// in "...". It is empty when the failure is not a reference's (a hook's
+	// input over MaxHookInput).
 	Ref    string
 	Offset int   // byte offset of the reference in the input
 	Err    error // the reason: wraps one of the Err variables, or an *fs.PathError
@@ -113,6 +163,9 @@ type Error struct {
 const maxRef = 200
 
 func (e *Error) Error() string {
+	if e.Ref == "" {
+		return "paste-ref: " + e.reason()
+	}
 	return "paste-ref: " + e.Ref + ": " + e.reason()
 }
 
@@ -135,12 +188,14 @@ func (e *Error) reason() string {
 //	  Error: open D:/proj/src/old.py: no such file or directory
 //	  Action: Edit aborted. Verify path before retrying.
 //
-// Every line ends in a newline. The Action line is left out when action is
-// empty.
+// Every line ends in a newline. The Reference line is left out when Ref is
+// empty, the Action line when action is.
 func (e *Error) Report(action string) string {
 	var b strings.Builder
 	b.WriteString("[paste-ref] Expansion failed.\n")
-	b.WriteString("  Reference: " + e.Ref + "\n")
+	if e.Ref != "" {
+		b.WriteString("  Reference: " + e.Ref + "\n")
+	}
 	b.WriteString("  Error: " + e.reason() + "\n")
 	if action != "" {
 		b.WriteString("  Action: " + action + "\n")
@@ -150,7 +205,7 @@ func (e *Error) Report(action string) string {
 
 // The reasons an expansion fails, besides an *fs.PathError from opening or
 // reading a file (fs.ErrNotExist, fs.ErrPermission...). Each is wrapped with
-// the detail: what is malformed, the path, the numbers, the cap.
+// the detail: what is malformed, the path, the numbers, the limit.
 var (
 	ErrMalformed      = errors.New("malformed reference")
 	ErrRelativePath   = errors.New("path is not absolute")
@@ -159,6 +214,8 @@ var (
 	ErrEndBeforeStart = errors.New("end line is before start line")
 	ErrPastEnd        = errors.New("end line is past the end of the file")
 	ErrTooLarge       = errors.New("expansion too large")
+	ErrReadLimit      = errors.New("end line is beyond what an expansion reads")
+	ErrTooMany        = errors.New("too many references")
 )
 
 // marker starts every reference.
@@ -176,107 +233,21 @@ func Contains(src []byte) bool {
 // and an *Error for the first bad reference; the caller must write nothing.
 // On success the result is never nil and never shares memory with src.
 func Expand(src []byte) ([]byte, error) {
-	return expand(src, true)
+	d := newDoc(src, false)
+	if err := run([]*doc{d}, openFile, true); err != nil {
+		return nil, err
+	}
+	return d.out, nil
 }
 
 // Check validates every reference, reading the files as Expand does, without
 // building the output. It returns the same error Expand would.
 func Check(src []byte) error {
-	_, err := expand(src, false)
-	return err
-}
-
-// expand lexes src, reads each named file once, validates the references in
-// input order and, when build is set, assembles the output.
-func expand(src []byte, build bool) ([]byte, error) {
-	toks, stop := lex(src)
-	x := &expansion{
-		byPath: groupByPath(toks),
-		files:  make(map[string]*fileState),
-		budget: budget{limit: maxOutput, off: !build},
-	}
-	size, prev := 0, 0 // output bytes so far; end of the last token
-	var last *token
-	for i := range toks {
-		t := &toks[i]
-		size += t.off - prev
-		prev = t.end
-		if t.escape {
-			continue
-		}
-		last = t
-		if err := x.file(t).check(t); err != nil {
-			return nil, refError(src, t, err)
-		}
-		if size += t.size; size > maxOutput {
-			return nil, refError(src, t, tooLarge())
-		}
-	}
-	if stop != nil {
-		return nil, stop
-	}
-	if size += len(src) - prev; last != nil && size > maxOutput {
-		return nil, refError(src, last, tooLarge())
-	}
-	if !build {
-		return nil, nil
-	}
-	return assemble(src, toks, size), nil
-}
-
-// expansion is what one call knows about the files it reads.
-type expansion struct {
-	byPath map[string][]*token // the references to each path, in input order
-	files  map[string]*fileState
-	budget budget
-	br     *bufio.Reader // the read buffer, shared by the files
-}
-
-// file reads the file that t names, the first time a reference names it.
-func (x *expansion) file(t *token) *fileState {
-	if f, ok := x.files[t.path]; ok {
-		return f
-	}
-	if x.br == nil {
-		x.br = bufio.NewReaderSize(nil, readSize)
-	}
-	f := readRanges(t.path, x.byPath[t.path], &x.budget, x.br)
-	x.files[t.path] = f
-	return f
+	return run([]*doc{newDoc(src, false)}, openFile, false)
 }
 
 func tooLarge() error {
-	return fmt.Errorf("%w: the output would be over %d bytes", ErrTooLarge, maxOutput)
-}
-
-// assemble copies src into a new slice of the given size, replacing each
-// token by its text: the lines for a reference, nothing for an escape's
-// backslash.
-func assemble(src []byte, toks []token, size int) []byte {
-	out := make([]byte, 0, size)
-	prev := 0
-	for _, t := range toks {
-		out = append(out, src[prev:t.off]...)
-		out = append(out, t.text...)
-		prev = t.end
-	}
-	return append(out, src[prev:]...)
-}
-
-// groupByPath lists the references to each path, in input order.
-func groupByPath(toks []token) map[string][]*token {
-	m := make(map[string][]*token)
-	for i := range toks {
-		if t := &toks[i]; !t.escape {
-			m[t.path] = append(m[t.path], t)
-		}
-	}
-	return m
-}
-
-// refError is the *Error for the reference t.
-func refError(src []byte, t *token, err error) *Error {
-	return &Error{Ref: shorten(string(src[t.off:t.end])), Offset: t.off, Err: err}
+	return fmt.Errorf("%w: the output would be over %s", ErrTooLarge, byteCount(maxOutput))
 }
 
 // shorten cuts s to maxRef bytes, marking the cut. It cuts before a rune
@@ -295,23 +266,6 @@ func shorten(s string) string {
 		n = maxRef
 	}
 	return s[:n] + "..."
-}
-
-// fileState is what reading one path found.
-type fileState struct {
-	lines int   // lines read; all of them when a reference is past the end
-	err   error // from opening or reading; nil if the ranges were read
-}
-
-// check validates reference t against its file.
-func (f *fileState) check(t *token) error {
-	if f.err != nil {
-		return f.err
-	}
-	if t.last > f.lines {
-		return fmt.Errorf("%w: line %d, but %s", ErrPastEnd, t.last, lineCount(f.lines))
-	}
-	return nil
 }
 
 // lineCount says how many lines a file has, for ErrPastEnd.

@@ -683,11 +683,13 @@ func TestScanLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, r := range []io.Reader{strings.NewReader(tt.content), iotest.OneByteReader(strings.NewReader(tt.content))} {
-			tok := &token{first: tt.first, last: tt.last}
-			lines, err := scanLines(bufio.NewReaderSize(r, readSize), []*token{tok}, &budget{limit: 1 << 30})
-			if err != nil || lines != tt.lines || string(tok.text) != tt.want || tok.size != len(tt.want) {
-				t.Errorf("scanLines(%.20q, %d:%d) = %d lines, %q (%d bytes), %v; want %d lines, %q",
-					tt.content, tt.first, tt.last, lines, tok.text, tok.size, err, tt.lines, tt.want)
+			x := &expansion{build: true}
+			tok, f := &token{first: tt.first, last: tt.last}, &fileState{}
+			err := x.scan(f, bufio.NewReaderSize(&budgetReader{r: r, x: x}, readSize), []*token{tok})
+			text := bytes.Join(tok.parts, nil)
+			if err != nil || f.lines() != tt.lines || string(text) != tt.want || tok.size != len(tt.want) {
+				t.Errorf("scan(%.20q, %d:%d) = %d lines, %q (%d bytes), %v; want %d lines, %q",
+					tt.content, tt.first, tt.last, f.lines(), text, tok.size, err, tt.lines, tt.want)
 			}
 		}
 	}
@@ -712,15 +714,28 @@ func TestShorten(t *testing.T) {
 	}
 }
 
-func TestBudget(t *testing.T) {
-	b := &budget{limit: 5}
-	tok := &token{}
-	b.keep(tok, []byte("abc"))
-	b.keep(tok, []byte("de"))
-	b.keep(tok, []byte("f"))
-	b.keep(tok, []byte(""))
-	if string(tok.text) != "abcde" || !b.off {
-		t.Errorf("kept %q, off=%v; want %q and off", tok.text, b.off, "abcde")
+// The arena copies a chunk once for every reference that shares it, and
+// a reference's range stays one part while its chunks are adjacent.
+func TestArena(t *testing.T) {
+	var a arena
+	x, y := &token{}, &token{}
+	for i := range 3 {
+		p := a.store([]byte{'a' + byte(i)})
+		x.keep(p)
+		if i > 0 {
+			y.keep(p)
+		}
+	}
+	if len(x.parts) != 1 || string(x.parts[0]) != "abc" || len(y.parts) != 1 || string(y.parts[0]) != "bc" {
+		t.Errorf("parts %q and %q, want one part each: \"abc\" and \"bc\"", x.parts, y.parts)
+	}
+	if &x.parts[0][1] != &y.parts[0][0] {
+		t.Error("the references share no copy")
+	}
+	big := bytes.Repeat([]byte("z"), minBlock)
+	x.keep(a.store(big)) // Does not fit the first block: a new one.
+	if len(x.parts) != 2 || !bytes.Equal(x.parts[1], big) || len(a.block) != minBlock {
+		t.Errorf("after a chunk that does not fit: %d parts, block of %d bytes; want 2 and %d", len(x.parts), len(a.block), minBlock)
 	}
 }
 

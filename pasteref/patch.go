@@ -3,7 +3,6 @@ package pasteref
 import (
 	"bytes"
 	"errors"
-	"fmt"
 )
 
 // ErrPatchPlacement: in a patch, content lines carry a "+" and the reference
@@ -16,43 +15,33 @@ var ErrPatchPlacement = errors.New(`in a patch a reference must be a whole added
 // "+{{file:PATH:START:END}}", and becomes one added line per line of its
 // range (a last line without a newline gets one: a patch's lines end with
 // one). "\{{file:" is the literal text, as in Expand. Like Expand it is all
-// or nothing: on any error it returns nil and an *Error.
+// or nothing, reads each file once and keeps to the same limits: on any
+// error it returns nil and an *Error.
 func ExpandPatch(patch []byte) ([]byte, error) {
-	toks, stop := lex(patch)
-	var out []byte
-	prev := 0
-	for i := range toks {
-		t := &toks[i]
+	d := newDoc(patch, true)
+	if err := run([]*doc{d}, openFile, true); err != nil {
+		return nil, err
+	}
+	return d.out, nil
+}
+
+// place checks that each reference of a patch is a whole added line and
+// records that line. A misplaced reference is d's stop: the references
+// before it are judged first, as in input order.
+func (d *doc) place() {
+	for i := range d.toks {
+		t := &d.toks[i]
 		if t.escape {
 			continue
 		}
-		start, end, ok := wholeAddedLine(patch, t)
+		start, end, ok := wholeAddedLine(d.src, t)
 		if !ok {
-			return nil, &Error{Ref: shorten(string(patch[t.off:t.end])), Offset: t.off, Err: ErrPatchPlacement}
+			d.stop = d.refError(t, ErrPatchPlacement)
+			d.toks = d.toks[:i]
+			return
 		}
-		text, err := Expand(patch[prev:start])
-		if err != nil {
-			return nil, offsetBy(err, prev)
-		}
-		out = append(out, text...)
-		lines, err := Expand(patch[t.off:t.end])
-		if err != nil {
-			return nil, offsetBy(err, t.off)
-		}
-		out = appendAdded(out, lines)
-		if len(out) > maxOutput {
-			return nil, refError(patch, t, tooLarge())
-		}
-		prev = end
+		t.line = [2]int{start, end}
 	}
-	if stop != nil {
-		return nil, stop
-	}
-	text, err := Expand(patch[prev:])
-	if err != nil {
-		return nil, offsetBy(err, prev)
-	}
-	return append(out, text...), nil
 }
 
 // wholeAddedLine reports whether reference t is the whole of an added line,
@@ -67,28 +56,26 @@ func wholeAddedLine(patch []byte, t *token) (start, end int, ok bool) {
 	return start, end, t.off == start+1 && patch[start] == '+' && len(rest) == 0
 }
 
-// appendAdded appends each line of text as an added line.
-func appendAdded(out, text []byte) []byte {
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line = text[:i]
+// appendAdded appends the lines of a range, given in parts, as added lines:
+// a "+" before each, a newline after the last if it has none.
+func appendAdded(out []byte, parts [][]byte) []byte {
+	bol := true // at the beginning of a line
+	for _, p := range parts {
+		for len(p) > 0 {
+			if bol {
+				out = append(out, '+')
+			}
+			line := p
+			if i := bytes.IndexByte(p, '\n'); i >= 0 {
+				line = p[:i+1]
+			}
+			out = append(out, line...)
+			bol = line[len(line)-1] == '\n'
+			p = p[len(line):]
 		}
-		out = append(out, '+')
-		out = append(out, line...)
+	}
+	if !bol {
 		out = append(out, '\n')
-		text = text[min(len(line)+1, len(text)):]
 	}
 	return out
-}
-
-// offsetBy moves an *Error's offset from a part of the patch to the patch.
-func offsetBy(err error, off int) error {
-	var e *Error
-	if errors.As(err, &e) {
-		moved := *e
-		moved.Offset += off
-		return &moved
-	}
-	return fmt.Errorf("patch: %w", err)
 }

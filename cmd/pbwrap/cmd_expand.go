@@ -24,6 +24,15 @@ a regular file, a range outside the file, an output over 64 MiB) aborts the
 whole expansion: nothing is written to standard output, the reason goes to
 standard error, and the exit status is 1.
 
+Each file is opened once, however many references name it, and read only as
+far as they need. One run takes at most 10000 references and reads at most
+256 MiB of files, lines skipped on the way included; past either limit it
+fails as for a bad reference. So a range over 64 MiB stops reading at 64 MiB,
+and a range past the end of a huge file, whose lines must be counted to the
+end, stops at 256 MiB, saying how many lines it saw ("at least N lines").
+Memory stays bounded by the 64 MiB cap, however large the files or lines.
+Symbolic links are followed here (pbwrap hook is stricter).
+
   --check   validate the references (reading the files) without writing anything`,
 	run: runExpand,
 }

@@ -28,9 +28,26 @@ expands {{file:/abs/path:START:END}} references (see pbwrap help expand):
   and can act on. Nothing is written.
 
 The hook runs with all of your rights, outside the agent's sandbox and read
-rules, so it expands only files under the agent's working directory and
-under pbwrap's paste root (--root, PBWRAP_ROOT), symbolic links resolved,
-and only text that is valid UTF-8 (a hook passes text as JSON strings).
+rules, so it is stricter than pbwrap expand:
+
+- it expands only files below the agent's working directory and pbwrap's
+  paste root (--root, PBWRAP_ROOT); a working directory of / counts for
+  nothing. Those directories may be reached through symbolic links (/tmp on
+  macOS); they are resolved once and opened;
+- below them it follows no symbolic link at all, even one that points
+  inside: refer to the file by its real path. Each file is opened once,
+  component by component from the directory (openat2 on Linux, an O_NOFOLLOW
+  walk elsewhere), and read from that descriptor, so a link swapped in
+  meanwhile cannot lead it elsewhere;
+- below the working directory it refuses a file with more than one hard
+  link, which may be a file from outside (ln ~/.ssh/id_ed25519 x);
+- it passes on only valid UTF-8 text (a hook passes text as JSON strings).
+
+It reads each file once per tool call, across all of the call's fields, and
+within limits that keep its answer far inside the 30 s timeout below: an
+input over 16 MiB, more than 10000 references, more than 256 MiB read from
+files, or an answer over 64 MiB (the text escaped for JSON, where a control
+character takes 6 bytes) denies the call, with the reason.
 
 Install it in ~/.claude/settings.json (or the project's .claude/settings.json):
 
@@ -86,7 +103,9 @@ func runHook(c *command, cfg *config, args []string) error {
 	default:
 		return c.usagef("no hook for %q (there are hooks for claude and codex)", fs.Arg(0))
 	}
-	in, err := io.ReadAll(os.Stdin)
+	// One byte over the limit is enough for the hook to deny the call: the
+	// rest is not read.
+	in, err := io.ReadAll(io.LimitReader(os.Stdin, pasteref.MaxHookInput+1))
 	if err != nil {
 		return hookRefused(err)
 	}

@@ -1,6 +1,7 @@
 // Package fsutil holds the path helpers that more than one pbwrap package
 // needs, so that each rule is written once: whether a path lies within a
-// directory, and the nearest part of a path that exists.
+// directory, the nearest part of a path that exists, and opening a file
+// below a directory without following any symbolic link (OpenBeneath).
 package fsutil
 
 import (
