@@ -14,6 +14,7 @@ func (printer) Typed(p []byte)     { fmt.Printf("typed %q\n", p) }
 func (printer) PasteStart()        { fmt.Println("paste start") }
 func (printer) PasteData(p []byte) { fmt.Printf("paste data %q\n", p) }
 func (printer) PasteEnd()          { fmt.Println("paste end") }
+func (printer) StrayEnd()          { fmt.Println("stray end marker") }
 
 // A caller writes each read with its time, and calls Flush when the returned
 // deadline passes with no input.

@@ -39,18 +39,28 @@ func parserSeeds() []string {
 	return seeds
 }
 
-// referenceEvents parses in byte by byte, the obvious way, then closes.
-func referenceEvents(in []byte) []event {
+// referenceEvents parses in byte by byte, the obvious way, then closes. With
+// late, in follows a paste that ended at the silence: unless it starts with
+// a marker, or is all a marker's prefix, it is that paste's rest.
+func referenceEvents(in []byte, late bool) []event {
 	var r recorder
 	inPaste := false
+	if late && isRest(in) {
+		r.PasteStart()
+		inPaste = true
+	}
 	for i := 0; i < len(in); {
 		switch {
 		case !inPaste && bytes.HasPrefix(in[i:], []byte("\x1b[200~")):
 			r.PasteStart()
 			inPaste = true
 			i += 6
-		case inPaste && bytes.HasPrefix(in[i:], []byte("\x1b[201~")):
-			r.PasteEnd()
+		case bytes.HasPrefix(in[i:], []byte("\x1b[201~")):
+			if inPaste {
+				r.PasteEnd()
+			} else {
+				r.StrayEnd()
+			}
 			inPaste = false
 			i += 6
 		case inPaste:
@@ -67,24 +77,49 @@ func referenceEvents(in []byte) []event {
 	return r.events()
 }
 
+// isRest reports whether in, after a paste that ended at the silence, is
+// that paste's rest: it neither starts with a marker nor is, all of it, a
+// marker's prefix.
+func isRest(in []byte) bool {
+	if len(in) >= markerLen {
+		return string(in[:markerLen]) != StartMarker && string(in[:markerLen]) != EndMarker
+	}
+	return !strings.HasPrefix(StartMarker, string(in)) && !strings.HasPrefix(EndMarker, string(in))
+}
+
+// newLateParser returns a Parser whose last paste ended at the silence,
+// and forgets the events that took.
+func newLateParser(r *recorder) *Parser {
+	p := NewParser(r)
+	p.Write([]byte(StartMarker+"x"), epoch)
+	p.Flush(epoch.Add(PasteSilence))
+	*r = recorder{}
+	return p
+}
+
 // FuzzParserChunking requires that any split of the input across Writes
 // gives the events of a one-shot Write, and that those are the reference
-// parse's.
+// parse's, for a new Parser and for one whose last paste ended at the
+// silence.
 func FuzzParserChunking(f *testing.F) {
 	for _, s := range parserSeeds() {
-		f.Add([]byte(s), []byte{0})
-		f.Add([]byte(s), []byte{1, 4, 2})
+		f.Add([]byte(s), []byte{0}, false)
+		f.Add([]byte(s), []byte{1, 4, 2}, true)
 	}
-	f.Fuzz(func(t *testing.T, in, cuts []byte) {
+	f.Fuzz(func(t *testing.T, in, cuts []byte, late bool) {
+		newParser := NewParser
+		if late {
+			newParser = func(s Sink) *Parser { return newLateParser(s.(*recorder)) }
+		}
 		var one recorder
-		p := NewParser(&one)
+		p := newParser(&one)
 		oneDeadline := p.Write(in, epoch)
 		oneInPaste := p.InPaste()
 		oneOpen := one.String()
 		p.Close()
 
 		var many recorder
-		q := NewParser(&many)
+		q := newParser(&many)
 		var manyDeadline time.Time
 		for _, c := range chunks(in, cuts) {
 			manyDeadline = q.Write(c, epoch)
@@ -100,17 +135,19 @@ func FuzzParserChunking(f *testing.F) {
 		if got, want := many.String(), one.String(); got != want {
 			t.Errorf("input %q in chunks %v: events after Close\n got %s\nwant %s", in, cuts, got, want)
 		}
-		if got, want := one.String(), fmt.Sprint(referenceEvents(in)); got != want {
-			t.Errorf("input %q: events\n got %s\nwant (reference) %s", in, got, want)
+		if got, want := one.String(), fmt.Sprint(referenceEvents(in, late)); got != want {
+			t.Errorf("input %q, late %v: events\n got %s\nwant (reference) %s", in, late, got, want)
 		}
 	})
 }
 
 // rebuilder is a Sink that rebuilds the input from the events: a marker for
-// each PasteStart, and for each PasteEnd emitted by Write (Flush and Close
-// end a paste without one). It fails the test on an event out of order.
+// each PasteStart but a continuation's, for each PasteEnd emitted by Write
+// (Flush and Close end a paste without one) and for each StrayEnd. It fails
+// the test on an event out of order.
 type rebuilder struct {
 	t       *testing.T
+	p       *Parser
 	out     []byte
 	inPaste bool
 	inWrite bool // the current call is Write
@@ -131,11 +168,20 @@ func (r *rebuilder) PasteData(p []byte) {
 }
 
 func (r *rebuilder) PasteStart() {
-	if r.inPaste || !r.inWrite {
+	if r.inPaste || !r.inWrite && !r.p.cont {
 		r.t.Fatalf("PasteStart with InPaste %v, in Write %v", r.inPaste, r.inWrite)
 	}
 	r.inPaste = true
-	r.out = append(r.out, StartMarker...)
+	if !r.p.cont {
+		r.out = append(r.out, StartMarker...)
+	}
+}
+
+func (r *rebuilder) StrayEnd() {
+	if r.inPaste || !r.inWrite {
+		r.t.Fatalf("StrayEnd with InPaste %v, in Write %v", r.inPaste, r.inWrite)
+	}
+	r.out = append(r.out, EndMarker...)
 }
 
 func (r *rebuilder) PasteEnd() {
@@ -166,14 +212,18 @@ func FuzzParserConservation(f *testing.F) {
 		}
 		r := &rebuilder{t: t}
 		p := NewParser(r)
+		r.p = p
 		now, deadline := epoch, time.Time{}
 		for k, rest := 0, in; len(rest) > 0; k++ {
 			o := ops[k%len(ops)]
 			now = now.Add(steps[o>>4&3])
 			if o&0x40 != 0 {
 				due := !deadline.IsZero() && !now.Before(deadline)
+				wasInPaste := p.InPaste()
 				deadline = p.Flush(now)
-				if due && (p.InPaste() || !deadline.IsZero()) {
+				// Past the deadline, a paste ends; a hold is released, which
+				// may open a late paste's continuation.
+				if due && (wasInPaste && p.InPaste() || !wasInPaste && p.nhold > 0 || !p.InPaste() && !deadline.IsZero()) {
 					t.Fatalf("Flush at %v, past the deadline: InPaste %v, deadline %v", since(now), p.InPaste(), since(deadline))
 				}
 			}

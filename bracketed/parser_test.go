@@ -9,7 +9,7 @@ import (
 
 // event is one Sink call, as recorded.
 type event struct {
-	kind string // "typed", "start", "data", "end"
+	kind string // "typed", "start", "data", "end", "stray"
 	data string
 }
 
@@ -26,6 +26,7 @@ func data(s string) event  { return event{"data", s} }
 var (
 	start = event{kind: "start"}
 	end   = event{kind: "end"}
+	stray = event{kind: "stray"}
 )
 
 // recorder is a Sink that records events, merging adjacent runs of the same
@@ -50,6 +51,7 @@ func (r *recorder) Typed(p []byte)     { r.add("typed", p) }
 func (r *recorder) PasteStart()        { r.add("start", nil) }
 func (r *recorder) PasteData(p []byte) { r.add("data", p) }
 func (r *recorder) PasteEnd()          { r.add("end", nil) }
+func (r *recorder) StrayEnd()          { r.add("stray", nil) }
 
 // events returns the merged events.
 func (r *recorder) events() []event {
@@ -184,12 +186,18 @@ var parserTests = []struct {
 	{
 		name: "the first EndMarker ends the paste",
 		ops:  []op{write(0, "\x1b[200~a\x1b[201~b\x1b[201~", 0)},
-		want: []event{start, data("a"), end, typed("b\x1b[201~")},
+		want: []event{start, data("a"), end, typed("b"), stray},
 	},
 	{
-		name: "EndMarker outside a paste is typed",
-		ops:  []op{write(0, "x\x1b[201~y", 0)},
-		want: []event{typed("x\x1b[201~y")},
+		// Issue 10: a stray end marker typed reached the child.
+		name: "EndMarker outside a paste is dropped",
+		ops:  []op{write(0, "x\x1b[201~y\x1b[201~\x1b[201~", 0)},
+		want: []event{typed("x"), stray, typed("y"), stray, stray},
+	},
+	{
+		name: "near markers outside a paste are typed",
+		ops:  []op{write(0, "\x1b[202~\x1b[20\x1b[201\x1b[2017~\x1b[200", hold)},
+		want: []event{typed("\x1b[202~\x1b[20\x1b[201\x1b[2017~")},
 	},
 	{
 		name: "escape sequences inside a paste are data",
@@ -197,15 +205,59 @@ var parserTests = []struct {
 		want: []event{start, data("\x1b[A\x1b\x1b[20\x1b[201"), end},
 	},
 	{
-		name: "unterminated paste ended by silence",
+		// Issue 10: the rest of a paste delayed past the silence reached
+		// the child as keystrokes, newlines as Enter, then a stray marker.
+		name: "after the silence, the rest of the paste is a paste",
 		ops: []op{
 			write(0, "\x1b[200~abc", silent),
 			write(time.Second, "def", time.Second+silent),
 			flush(time.Second+silent-1, time.Second+silent),
 			flush(time.Second+silent, 0),
-			write(5*time.Second, "typed", 0),
+			write(time.Hour, "gh\ri", time.Hour+silent),
+			write(time.Hour+ms, "\x1b[201~typed", 0),
 		},
-		want: []event{start, data("abcdef"), end, typed("typed")},
+		want: []event{start, data("abcdef"), end, start, data("gh\ri"), end, typed("typed")},
+	},
+	{
+		name: "a continuation that ends at the silence is not continued",
+		ops: []op{
+			write(0, "\x1b[200~abc", silent),
+			flush(silent, 0),
+			write(time.Hour, "typed", time.Hour+silent),
+			flush(time.Hour+silent, 0),
+			write(2*time.Hour, "x", 0),
+		},
+		want: []event{start, data("abc"), end, start, data("typed"), end, typed("x")},
+	},
+	{
+		name: "after the silence, the paste's late end marker is dropped",
+		ops: []op{
+			write(0, "\x1b[200~abc", silent),
+			flush(silent, 0),
+			write(time.Hour, "\x1b[2", time.Hour+hold),
+			write(time.Hour+ms, "01~x", 0),
+		},
+		want: []event{start, data("abc"), end, stray, typed("x")},
+	},
+	{
+		name: "after the silence, a new paste is a paste",
+		ops: []op{
+			write(0, "\x1b[200~abc", silent),
+			flush(silent, 0),
+			write(time.Hour, "\x1b[200~def\x1b[201~x", 0),
+		},
+		want: []event{start, data("abc"), end, start, data("def"), end, typed("x")},
+	},
+	{
+		name: "after the silence, a released hold opens the continuation",
+		ops: []op{
+			write(0, "\x1b[200~abc", silent),
+			flush(silent, 0),
+			write(time.Hour, "\x1b", time.Hour+hold),
+			flush(time.Hour+hold, time.Hour+silent),
+			write(time.Hour+time.Second, "[A\x1b[201~", 0),
+		},
+		want: []event{start, data("abc"), end, start, data("\x1b[A"), end},
 	},
 	{
 		name: "held end prefix waits for the silence",
@@ -213,9 +265,10 @@ var parserTests = []struct {
 			write(0, "\x1b[200~abc\x1b[20", silent),
 			flush(hold, silent),
 			flush(silent, 0),
-			write(silent+ms, "1~", 0),
+			write(silent+ms, "1~", silent+ms+silent),
 		},
-		want: []event{start, data("abc\x1b[20"), end, typed("1~")},
+		want:    []event{start, data("abc\x1b[20"), end, start, data("1~")},
+		inPaste: true,
 	},
 	{
 		name: "held end prefix completed late",
@@ -365,6 +418,50 @@ func TestParserCloseThenWrite(t *testing.T) {
 	}
 }
 
+// Unfinished is what a caller asks when the input must stop (the child is
+// gone): whether a paste or a marker prefix is still open.
+func TestParserUnfinished(t *testing.T) {
+	p := NewParser(nopSink{})
+	for _, step := range []struct {
+		in   string
+		at   time.Duration
+		want bool
+	}{
+		{"", 0, false},
+		{"typed", 0, false},
+		{"\x1b", 0, true},
+		{"[A", 0, false},
+		{"\x1b[20", 0, true},
+		{"0~pasted", 0, true},
+		{"\x1b[201~", 0, false},
+		{"\x1b[200~cut", time.Second, true},
+		{"flush", time.Second + silent, false}, // Ended at the silence: its rest is not awaited.
+	} {
+		if step.in == "flush" {
+			p.Flush(epoch.Add(step.at))
+		} else {
+			p.Write([]byte(step.in), epoch.Add(step.at))
+		}
+		if got := p.Unfinished(); got != step.want {
+			t.Errorf("after %q: Unfinished() = %v, want %v", step.in, got, step.want)
+		}
+	}
+}
+
+// SetSilence replaces PasteSilence in the deadlines.
+func TestParserSetSilence(t *testing.T) {
+	var r recorder
+	p := NewParser(&r)
+	p.SetSilence(time.Second)
+	if got, want := p.Write([]byte("\x1b[200~x"), epoch), epoch.Add(time.Second); !got.Equal(want) {
+		t.Errorf("deadline %v, want %v", since(got), since(want))
+	}
+	p.Flush(epoch.Add(time.Second))
+	if want := fmt.Sprint([]event{start, data("x"), end}); r.String() != want {
+		t.Errorf("events %s, want %s", r.String(), want)
+	}
+}
+
 // nopSink discards events.
 type nopSink struct{}
 
@@ -372,6 +469,7 @@ func (nopSink) Typed([]byte)     {}
 func (nopSink) PasteStart()      {}
 func (nopSink) PasteData([]byte) {}
 func (nopSink) PasteEnd()        {}
+func (nopSink) StrayEnd()        {}
 
 // TestParserAllocs guards the keystroke path: typing, holding and releasing
 // an ESC, and passing paste data cost no allocation.
@@ -387,6 +485,7 @@ func TestParserAllocs(t *testing.T) {
 		{"ESC held then flushed", func() { p.Write(escKey, epoch); p.Flush(epoch.Add(hold)) }},
 		{"ESC held then refuted", func() { p.Write(escKey, epoch); p.Write(seq, epoch) }},
 		{"paste", func() { p.Write(paste, epoch) }},
+		{"stray end marker", func() { p.Write(endMarker, epoch) }},
 	}
 	for _, tt := range tests {
 		if got := testing.AllocsPerRun(1000, tt.f); got != 0 {

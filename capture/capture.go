@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/pbwrap/pbwrap/bracketed"
@@ -50,6 +52,11 @@ type Config struct {
 	// Mode reports whether the child has bracketed paste on (see Output).
 	Mode func() bool
 
+	// Silence is how long a paste stays open without input when its end
+	// marker does not come (--paste-timeout); zero means
+	// bracketed.PasteSilence.
+	Silence time.Duration
+
 	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
 	// and decisions. Neither ever receives paste text. Either may be nil.
 	Logf, Debugf func(format string, args ...any)
@@ -64,7 +71,11 @@ func (c *Config) isLarge(bytes, lines int64) bool {
 
 // Input is the filter on the user's keystrokes: typed bytes pass at once,
 // pastes are held to their end, then delivered inline or as a reference.
-// It is not safe for concurrent use; ptyproxy serializes its calls.
+// It is not safe for concurrent use, except Orphans; ptyproxy serializes
+// its calls.
+//
+// Once the child has ended (CommandEnded), a paste still arriving is saved
+// whatever its size, and delivered nowhere: Orphans says where it went.
 type Input struct {
 	cfg    Config
 	parser *bracketed.Parser
@@ -76,6 +87,19 @@ type Input struct {
 	paste  *paste
 	recent map[string]time.Time // sha256 of each saved text → when it was saved
 	scrap  []byte               // reused for normalized text
+
+	gone    bool       // the child has ended
+	mu      sync.Mutex // guards orphans
+	orphans []Orphan
+}
+
+// An Orphan is a paste that was still arriving when the child ended, and
+// so went nowhere: saved at Path, or, when saving failed, dropped for
+// Reason (the part that had reached the child before it ended aside).
+type Orphan struct {
+	Path   string
+	Bytes  int64 // of the text saved, or as the terminal sent it
+	Reason string
 }
 
 // NewInput returns the input filter for cfg.
@@ -91,6 +115,9 @@ func NewInput(cfg Config) *Input {
 	}
 	in := &Input{cfg: cfg, recent: make(map[string]time.Time)}
 	in.parser = bracketed.NewParser(in)
+	if cfg.Silence > 0 {
+		in.parser.SetSilence(cfg.Silence)
+	}
 	return in
 }
 
@@ -116,6 +143,28 @@ func (in *Input) Close(w io.Writer) error {
 	return in.end()
 }
 
+// CommandEnded implements ptyproxy.Unfinished: the child has ended, and
+// nothing is written to it from now on. A paste still arriving is saved
+// whatever its size (see Orphans).
+func (in *Input) CommandEnded() {
+	in.gone = true
+	if in.parser.InPaste() {
+		in.cfg.Logf("paste: the child ended during a paste; reading it to its end to save it")
+	}
+}
+
+// Pending implements ptyproxy.Unfinished: the input stops in the middle of
+// a paste, or of what may start one.
+func (in *Input) Pending() bool { return in.parser.Unfinished() }
+
+// Orphans returns the pastes that were still arriving when the child
+// ended. It is safe for concurrent use.
+func (in *Input) Orphans() []Orphan {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return slices.Clone(in.orphans)
+}
+
 func (in *Input) begin(w io.Writer, now time.Time) { in.w, in.now, in.err = w, now, nil }
 
 func (in *Input) end() error {
@@ -124,10 +173,11 @@ func (in *Input) end() error {
 	return err
 }
 
-// send writes p to the child, keeping the first error of the call. The
-// stream goes on after an error, as ptyproxy does.
+// send writes p to the child, keeping the first error of the call, or
+// drops it once the child has ended. The stream goes on after an error, as
+// ptyproxy does.
 func (in *Input) send(p []byte) {
-	if len(p) == 0 {
+	if len(p) == 0 || in.gone {
 		return
 	}
 	if _, err := in.w.Write(p); err != nil && in.err == nil {
@@ -176,6 +226,11 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 // Typed implements bracketed.Sink: keystrokes go straight through.
 func (in *Input) Typed(p []byte) { in.send(p) }
 
+// StrayEnd implements bracketed.Sink: the marker is dropped.
+func (in *Input) StrayEnd() {
+	in.cfg.Logf("paste: dropped an end marker outside any paste (the late end of one that had ended at the silence)")
+}
+
 // PasteStart implements bracketed.Sink.
 func (in *Input) PasteStart() {
 	in.paste = &paste{hash: sha256.New()}
@@ -223,8 +278,11 @@ func (in *Input) PasteEnd() {
 		return
 	}
 	ps.pending = ps.norm.flush(ps.pending)
+	if in.gone && ps.rawBytes == 0 {
+		return // An empty paste, and no child: nothing to keep.
+	}
 	if ps.text == nil {
-		if !in.cfg.isLarge(ps.rawBytes, linesOf(ps.pending)) {
+		if !in.gone && !in.cfg.isLarge(ps.rawBytes, linesOf(ps.pending)) {
 			ps.account(ps.pending)
 			in.deliverSmall(ps)
 			return
@@ -356,7 +414,7 @@ func (w toChild) Write(p []byte) (int, error) {
 // reference is typed into the child.
 func (in *Input) commit(ps *paste) {
 	sum := hex.EncodeToString(ps.hash.Sum(nil))
-	if at, ok := in.recent[sum]; ok && in.now.Sub(at) < RepeatWindow && in.repeat(ps, sum) {
+	if at, ok := in.recent[sum]; ok && !in.gone && in.now.Sub(at) < RepeatWindow && in.repeat(ps, sum) {
 		delete(in.recent, sum)
 		return
 	}
@@ -369,12 +427,15 @@ func (in *Input) commit(ps *paste) {
 	ps.text = nil
 	ps.discard()
 	ref := in.cfg.RefFormat.render(refValues{path: path, bytes: ps.textBytes, lines: ps.lines(), sha256: sum, n: n})
-	bracketedMode := in.deliver([]byte(ref))
+	bracketedMode, reason := false, "the child ended during the paste"
+	if !in.gone {
+		bracketedMode, reason = in.deliver([]byte(ref)), ""
+	}
 	in.recent[sum] = in.now
 	in.cfg.Debugf("paste: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.textBytes, ps.lines(), path, reused, bracketedMode)
 	in.record(store.PasteRecord{
 		N: n, Path: path, Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now,
-		Bracketed: bracketedMode, Reference: ref, Outcome: store.OutcomeSaved,
+		Bracketed: bracketedMode, Reference: ref, Outcome: store.OutcomeSaved, Reason: reason,
 	}, true)
 }
 
@@ -431,6 +492,9 @@ func (in *Input) session() (*store.Session, error) {
 // failed, or a small paste before any large one) inline pastes are not
 // recorded; saved ones always have a session.
 func (in *Input) record(r store.PasteRecord, saved bool) {
+	if in.gone {
+		in.orphaned(r)
+	}
 	if in.sess == nil {
 		if saved {
 			in.cfg.Logf("paste: no session to record in")
@@ -440,6 +504,17 @@ func (in *Input) record(r store.PasteRecord, saved bool) {
 	if err := in.sess.Record(r); err != nil {
 		in.cfg.Logf("paste: recording in the manifest: %v", err)
 	}
+}
+
+// orphaned notes a paste that ended after the child did.
+func (in *Input) orphaned(r store.PasteRecord) {
+	o := Orphan{Path: r.Path, Bytes: r.Bytes, Reason: r.Reason}
+	if r.Outcome != store.OutcomeSaved {
+		o.Path = ""
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.orphans = append(in.orphans, o)
 }
 
 // paste is the state of the paste being received.

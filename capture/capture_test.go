@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/store"
 )
 
@@ -334,17 +335,113 @@ func TestLargePasteStreams(t *testing.T) {
 	r.feed(end, 0)
 }
 
-// An unterminated paste ends at the silence and goes inline.
+// An unterminated paste ends at the silence and goes inline; what comes
+// next, up to the paste's late end marker, is its rest: a paste, never
+// keystrokes (issue 10).
 func TestUnterminatedPasteEndsAtSilence(t *testing.T) {
 	r := newRig(t, Config{})
+	r.mode = true
 	r.feed(start+"abc", 0)
 	if r.child.Len() != 0 {
 		t.Fatalf("paste delivered before its end: %q", r.child.String())
 	}
-	if _, err := r.in.Flush(&r.child, r.now.Add(3*time.Second)); err != nil {
+	if _, err := r.in.Flush(&r.child, r.now.Add(bracketed.PasteSilence-time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.child.String(); got != "abc" {
-		t.Errorf("child got %q, want %q", got, "abc")
+	if r.child.Len() != 0 {
+		t.Fatalf("paste delivered before the silence: %q", r.child.String())
+	}
+	r.now = r.now.Add(bracketed.PasteSilence)
+	if _, err := r.in.Flush(&r.child, r.now); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.child.String(), start+"abc"+end; got != want {
+		t.Errorf("child got %q, want %q", got, want)
+	}
+	r.now = r.now.Add(time.Hour)
+	r.feed("def\r"+end+"x"+end, 2)
+	if got, want := r.child.String(), start+"abc"+end+start+"def\r"+end+"x"; got != want {
+		t.Errorf("child got %q, want %q", got, want)
+	}
+	if got := strings.Join(r.logs, "\n"); !strings.Contains(got, "dropped an end marker") {
+		t.Errorf("the dropped end marker is not logged: %q", got)
+	}
+}
+
+// Config.Silence replaces bracketed.PasteSilence.
+func TestSilenceConfigured(t *testing.T) {
+	r := newRig(t, Config{Silence: time.Second})
+	deadline, err := r.in.Filter(&r.child, []byte(start+"abc"), r.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := r.now.Add(time.Second); !deadline.Equal(want) {
+		t.Errorf("deadline %v after the paste's input, want 1s", deadline.Sub(r.now))
+	}
+}
+
+// A paste still arriving when the child ends is saved, however small, and
+// delivered nowhere; Pending says when the input stops in its middle
+// (issue 10, point 7).
+func TestChildEndsMidPaste(t *testing.T) {
+	r := newRig(t, Config{})
+	r.mode = true
+	r.feed("typed"+start+"small\r", 0)
+	if !r.in.Pending() {
+		t.Fatal("Pending() = false in a paste")
+	}
+	r.in.CommandEnded()
+	r.feed("paste\r"+end+"after", 3)
+	if r.in.Pending() {
+		t.Error("Pending() = true after the paste's end")
+	}
+	if got := r.child.String(); got != "typed" {
+		t.Errorf("the child got %q after it ended, want only %q from before", got, "typed")
+	}
+	orphans := r.in.Orphans()
+	if len(orphans) != 1 || orphans[0].Path == "" {
+		t.Fatalf("orphans %+v, want one saved", orphans)
+	}
+	if text, err := os.ReadFile(orphans[0].Path); err != nil || string(text) != "small\npaste\n" {
+		t.Errorf("saved %q (%v), want the paste", text, err)
+	}
+	if m := r.manifest(); len(m.Pastes) != 1 || m.Pastes[0].Outcome != store.OutcomeSaved || m.Pastes[0].Reason == "" {
+		t.Errorf("manifest: %+v", m.Pastes)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(r.sess.Dir, ".tmp-*")); len(leftovers) > 0 {
+		t.Errorf("temp files left: %v", leftovers)
+	}
+}
+
+// The same when the store fails: the paste is dropped, and Orphans says
+// why; when the input closes mid-paste, what came is saved.
+func TestChildEndsMidPasteOrphans(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, Config{})
+	r.root = filepath.Join(file, "root")
+	r.feed(start+"abc", 0)
+	r.in.CommandEnded()
+	r.feed("def"+end, 0)
+	if got := r.in.Orphans(); len(got) != 1 || got[0].Path != "" || got[0].Reason == "" || got[0].Bytes != 6 {
+		t.Errorf("orphans %+v, want one dropped, with the reason", got)
+	}
+
+	r = newRig(t, Config{})
+	r.feed(start+lines(300, "\r"), 1000)
+	r.in.CommandEnded()
+	if err := r.in.Close(&r.child); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.in.Orphans(); len(got) != 1 || got[0].Path == "" {
+		t.Errorf("after Close: orphans %+v, want one saved", got)
+	}
+	if r.child.Len() != 0 {
+		t.Errorf("the child got %q", r.child.String())
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(r.sess.Dir, ".tmp-*")); len(leftovers) > 0 {
+		t.Errorf("temp files left: %v", leftovers)
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // loop handles signals and the session process's state changes until the
-// command has exited, then drains its output and returns its status. It
-// alone changes job-control state (childStopped).
+// command has exited, then drains its output, lets the input filter finish
+// (see Unfinished) and returns the command's status. It alone changes
+// job-control state (childStopped).
 func (s *session) loop(sigc <-chan os.Signal, waits <-chan ptyio.WaitState, outDone <-chan struct{}) int {
 	for {
 		select {
@@ -21,7 +22,9 @@ func (s *session) loop(sigc <-chan os.Signal, waits <-chan ptyio.WaitState, outD
 			s.signaled(sig.(syscall.Signal))
 		case st := <-waits:
 			if st.Ended() {
+				settled := s.in.end()
 				s.drain(outDone)
+				s.finishInput(settled, sigc)
 				return st.ExitCode()
 			}
 			s.suspend()

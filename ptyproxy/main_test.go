@@ -5,8 +5,10 @@ package ptyproxy
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
@@ -38,7 +40,8 @@ func TestMain(m *testing.M) {
 // status, or a shell's status when the command cannot be started.
 // PBWRAP_TEST_PANIC=WORD makes the output pump panic when the command
 // prints WORD, to show that the terminal is restored when the wrapper
-// panics.
+// panics. PBWRAP_TEST_FILTER=NAME puts an input filter of inputFilters in
+// place, and PBWRAP_TEST_LOG=FILE sends the proxy's log to FILE.
 func wrapMain(argv []string) int {
 	if word := os.Getenv("PBWRAP_TEST_PANIC"); word != "" {
 		onOutput = panicOn(word)
@@ -52,14 +55,57 @@ func wrapMain(argv []string) int {
 		Path:          path,
 		Args:          argv,
 		Env:           os.Environ(),
+		Input:         inputFilters[os.Getenv("PBWRAP_TEST_FILTER")],
 		TerminalSetup: []byte("\x1b[?2004h"),
 		TerminalReset: []byte("\x1b[?2004l"),
+		Logf:          testLog(os.Getenv("PBWRAP_TEST_LOG")),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "wrap: %v\n", err)
 		return 1
 	}
 	return status
+}
+
+// inputFilters are the input filters the test wrapper can use, by name.
+var inputFilters = map[string]Filter{
+	"":        nil,
+	"dot":     &untilDot{},
+	"forever": &untilDot{never: true},
+}
+
+// untilDot is an Unfinished input filter that passes bytes on and, once it
+// has seen any, wants more until it sees a "." (never, with never). It
+// asks for no deadline.
+type untilDot struct {
+	started, done, never bool
+}
+
+func (f *untilDot) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
+	f.started = true
+	f.done = !f.never && bytes.Contains(p, []byte("."))
+	_, err := w.Write(p)
+	return time.Time{}, err
+}
+
+func (f *untilDot) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
+func (f *untilDot) Close(io.Writer) error                         { return nil }
+func (f *untilDot) CommandEnded()                                 {}
+func (f *untilDot) Pending() bool                                 { return f.started && !f.done }
+
+// testLog returns a Logf that appends to the file name, or nil.
+func testLog(name string) func(string, ...any) {
+	if name == "" {
+		return nil
+	}
+	return func(format string, args ...any) {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		fmt.Fprintf(f, format+"\n", args...)
+	}
 }
 
 func panicOn(word string) func([]byte) {

@@ -42,10 +42,41 @@ import (
 //
 // An error from a Filter is logged (Config.Logf) and the stream goes on:
 // later chunks are still passed to the filter.
+//
+// Time passes for the input filter only while the proxy waits for input:
+// a deadline counts from when the Filter call that set it returned, so the
+// time the filter spends in the call (writing to a command that does not
+// read) is not silence from the terminal; and when it comes, Flush is
+// called only if the terminal has sent nothing since: no input waits to
+// be read, and none has been read that the filter has not had. Otherwise
+// the input goes to Filter first, which sets the next deadline. So a
+// deadline never passes because the proxy itself stalled (stopped, busy,
+// blocked in a write).
 type Filter interface {
 	Filter(w io.Writer, p []byte, now time.Time) (deadline time.Time, err error)
 	Flush(w io.Writer, now time.Time) (deadline time.Time, err error)
 	Close(w io.Writer) error
+}
+
+// An Unfinished input Filter can be in the middle of something that the
+// terminal has not finished sending when the command ends: bytes that must
+// reach nothing that reads the terminal after the proxy (the user's
+// shell).
+//
+// When the command has ended, the proxy calls CommandEnded, once; from
+// then on what the filter writes goes nowhere. As long as Pending reports
+// true, or the terminal has sent input that the filter has not yet had,
+// the proxy goes on reading the terminal and passing what it reads to the
+// filter, calling Flush at its deadlines as before. It stops when Pending
+// reports false with no input on its way, when the input ends, or when
+// the proxy gets a signal that it forwards (SIGTERM, SIGHUP, ...); then
+// it calls Close, and Run returns. The filter bounds the wait: Pending
+// must report false once a deadline it returned has passed and Flush has
+// been called.
+type Unfinished interface {
+	Filter
+	CommandEnded()
+	Pending() bool
 }
 
 // Config describes one wrapped run.

@@ -112,6 +112,7 @@ func open(cfg Config) (*session, *os.File, error) {
 	}
 	s.out = newPump("output", cfg.Output, os.Stdout, s.cfg.Logf)
 	s.in = newPump("input", cfg.Input, s.master, s.cfg.Logf)
+	s.in.src = &source{queued: inputQueued}
 	return s, tty, nil
 }
 

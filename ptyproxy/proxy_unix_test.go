@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -335,4 +336,45 @@ func TestCtrlZTwiceKeepsInput(t *testing.T) {
 	if got := string(term.WaitInput(6)); got != "abc\nde\n" {
 		t.Errorf("child got %q, want %q", got, "abc\nde\n")
 	}
+}
+
+// When the command ends while the input filter wants more, the proxy
+// reads the terminal on until the filter is done, and nothing it was
+// sending reaches the shell after the proxy. Regression test for issue
+// 10, point 7 (a paste's rest ran in the shell).
+func TestUnfinishedInputReadToItsEnd(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "log")
+	term := start(t, ptytest.Job{Steps: []string{"raw", "pid", "record", "ready", "block"}, Shell: true,
+		Env: []string{"PBWRAP_TEST_FILTER=dot", "PBWRAP_TEST_LOG=" + logFile}})
+	term.WaitReport("ready")
+	term.Type([]byte("started"), 0)
+	term.WaitInput(len("started"))
+	if err := syscall.Kill(term.ChildPid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	term.WaitFor("the proxy to read on", func() bool {
+		log, _ := os.ReadFile(logFile)
+		return bytes.Contains(log, []byte("reading the terminal until")) || term.FileHas("leader", "exit ")
+	})
+	term.Type([]byte("ls\rrm -rf ~\rdone."), 0)
+	term.WantExit("exit 137")
+	term.Type([]byte("echo next\r"), 0)
+	term.WaitFor("the shell to read a line", func() bool { return term.FileHas("shell", "echo next") })
+	if got := term.File("shell"); got != "echo next\n" {
+		t.Errorf("the shell read %q before the line typed for it, want nothing", got)
+	}
+}
+
+// A filter that never stops wanting more cannot keep the proxy alive: the
+// wait is bounded by its deadline (here none) and lingerSlack.
+func TestUnfinishedInputWaitIsBounded(t *testing.T) {
+	term := start(t, ptytest.Job{Steps: []string{"raw", "pid", "record", "ready", "block"},
+		Env: []string{"PBWRAP_TEST_FILTER=forever"}})
+	term.WaitReport("ready")
+	term.Type([]byte("started"), 0)
+	term.WaitInput(len("started"))
+	if err := syscall.Kill(term.ChildPid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	term.WantExit("exit 137")
 }

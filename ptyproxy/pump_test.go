@@ -5,6 +5,8 @@ package ptyproxy
 import (
 	"bytes"
 	"io"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,3 +171,176 @@ func (identity) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
 }
 func (identity) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
 func (identity) Close(io.Writer) error                         { return nil }
+
+// fakeSource is a source whose queue the test sets.
+func fakeSource(queued *atomic.Bool) *source {
+	return &source{queued: queued.Load}
+}
+
+// waitCalls waits until f has received want calls, failing at the watchdog.
+func waitCalls(t *testing.T, p *pump, f *holdEsc, want []string) {
+	t.Helper()
+	deadline := time.Now().Add(ptytest.Watchdog)
+	for {
+		p.mu.Lock()
+		got := slices.Clone(f.calls)
+		p.mu.Unlock()
+		if equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watchdog: calls %q, want %q", got, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A deadline does not pass while input waits to be read, or has been read
+// and not yet fed: the proxy stalled, not the terminal. Regression test
+// for issue 10, point 1 (a paste ended when pbwrap was stopped).
+func TestPumpDeadlineWaitsForInput(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		block func(src *source, queued *atomic.Bool)
+		free  func(src *source, queued *atomic.Bool)
+	}{
+		{"input queued",
+			func(_ *source, q *atomic.Bool) { q.Store(true) },
+			func(_ *source, q *atomic.Bool) { q.Store(false) }},
+		{"input taken, not yet fed",
+			func(s *source, _ *atomic.Bool) { s.taken.Store(true) },
+			func(s *source, _ *atomic.Bool) { s.taken.Store(false) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w ptytest.Buffer
+			var queued atomic.Bool
+			f := &holdEsc{hold: time.Millisecond}
+			p := newPump("test", f, &w, nil)
+			p.src = fakeSource(&queued)
+			p.feed([]byte("a\x1b"))
+			tc.block(p.src, &queued)
+			// The timer fires and finds input on its way, more than once.
+			time.Sleep(20 * f.hold) // Not an assertion: time for the timer to fire.
+			p.mu.Lock()
+			calls := slices.Clone(f.calls)
+			p.mu.Unlock()
+			if !equal(calls, []string{"filter"}) {
+				t.Fatalf("calls %q with input on its way, want no flush", calls)
+			}
+			tc.free(p.src, &queued)
+			waitCalls(t, p, f, []string{"filter", "flush"})
+			if got, want := w.String(), "A\x1b"; got != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// slowFilter spends d in each Filter call, as one blocked writing to a
+// child that does not read, and then asks for a flush after hold.
+type slowFilter struct {
+	holdEsc
+	d time.Duration
+}
+
+func (f *slowFilter) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+	time.Sleep(f.d)
+	return f.holdEsc.Filter(w, p, now)
+}
+
+// The time a Filter call takes is not silence: the deadline counts from
+// the call's return. Regression test for issue 10, point 1 (a paste ended
+// after a write to a paused child).
+func TestPumpDeadlineCountsFromFeedReturn(t *testing.T) {
+	var queued atomic.Bool
+	f := &slowFilter{holdEsc: holdEsc{hold: time.Hour}, d: 50 * time.Millisecond}
+	p := newPump("test", f, io.Discard, nil)
+	p.src = fakeSource(&queued)
+	before := time.Now()
+	if !p.feed([]byte("x\x1b")) {
+		t.Fatal("feed reports no deadline")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if earliest := before.Add(f.d + f.hold); p.due.Before(earliest) {
+		t.Errorf("deadline %v after the feed began, want at least %v (the call, then the hold)", p.due.Sub(before), f.d+f.hold)
+	}
+	p.schedule(time.Time{})
+}
+
+// unfinished is a holdEsc that is Unfinished while it holds an ESC.
+type unfinished struct {
+	holdEsc
+	ended int
+}
+
+func (f *unfinished) CommandEnded() { f.ended++ }
+func (f *unfinished) Pending() bool { return f.held }
+
+// Once the command has ended, an Unfinished filter is told once, writes
+// nowhere, and the pump settles when it wants no more input.
+func TestPumpEndSettlesWhenFilterIsDone(t *testing.T) {
+	var w ptytest.Buffer
+	var queued atomic.Bool
+	f := &unfinished{holdEsc: holdEsc{hold: time.Hour}}
+	p := newPump("test", f, &w, nil)
+	p.src = fakeSource(&queued)
+	p.feed([]byte("a\x1b"))
+	settled := p.end()
+	select {
+	case <-settled:
+		t.Fatal("settled while the filter wants more")
+	default:
+	}
+	p.feed([]byte("b"))
+	select {
+	case <-settled:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("watchdog: never settled")
+	}
+	p.close()
+	if got, want := w.String(), "A"; got != want {
+		t.Errorf("written %q, want %q: nothing after the end", got, want)
+	}
+	if f.ended != 1 {
+		t.Errorf("CommandEnded called %d times, want once", f.ended)
+	}
+}
+
+// A filter that is not Unfinished, or no filter, settles at once.
+func TestPumpEndSettlesAtOnce(t *testing.T) {
+	for _, f := range []Filter{nil, &holdEsc{hold: time.Hour}} {
+		p := newPump("test", f, io.Discard, nil)
+		p.feed([]byte("a\x1b"))
+		select {
+		case <-p.end():
+		default:
+			t.Errorf("filter %T: not settled at the end", f)
+		}
+		p.close()
+	}
+}
+
+// Input queued when the command ends is read before the pump settles: it
+// may be a paste's start.
+func TestPumpEndWaitsForQueuedInput(t *testing.T) {
+	var queued atomic.Bool
+	queued.Store(true)
+	f := &unfinished{holdEsc: holdEsc{hold: time.Hour}}
+	p := newPump("test", f, io.Discard, nil)
+	p.src = fakeSource(&queued)
+	settled := p.end()
+	select {
+	case <-settled:
+		t.Fatal("settled with input queued")
+	default:
+	}
+	queued.Store(false)
+	p.feed([]byte("x"))
+	select {
+	case <-settled:
+	default:
+		t.Error("not settled once the queue was read")
+	}
+	p.close()
+}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ioBufSize is the read size on both directions: large enough that a
@@ -74,14 +77,106 @@ func (s *session) drain(outDone <-chan struct{}) {
 func (s *session) pumpInput() {
 	defer guard()
 	buf := make([]byte, ioBufSize)
+	waiting := false
 	for {
-		n, err := os.Stdin.Read(buf)
+		n, err := s.readInput(buf, waiting)
 		if n > 0 {
-			s.in.feed(buf[:n])
+			waiting = s.in.feed(buf[:n])
 		}
+		s.in.src.taken.Store(false)
 		if err != nil && !s.inputGoesOn(err) {
 			s.in.close()
 			return
+		}
+	}
+}
+
+// readInput reads the terminal into buf. While the input filter waits for
+// a deadline, it first waits for input without taking any (awaitInput),
+// and marks the bytes taken before it reads them, so that at the deadline
+// the pump knows for sure whether the terminal has sent anything (see
+// source). Otherwise, on the path of every keystroke, it reads at once,
+// with no extra system call, and marks the bytes once read.
+func (s *session) readInput(buf []byte, waiting bool) (int, error) {
+	if waiting {
+		awaitInput()
+		s.in.src.taken.Store(true)
+	}
+	n, err := os.Stdin.Read(buf)
+	if n > 0 {
+		s.in.src.taken.Store(true)
+	}
+	return n, err
+}
+
+// awaitInput waits until the terminal has input to read, or is gone,
+// without reading it: select(2), which works on a terminal everywhere,
+// unlike poll(2) on macOS. If it cannot wait, it returns at once, and the
+// read that follows waits instead.
+func awaitInput() {
+	for {
+		var fds unix.FdSet
+		fds.Set(0)
+		if _, err := unix.Select(1, &fds, nil, nil, nil); !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// inputQueued reports whether the terminal has input waiting for pbwrap
+// to read: none while another process group owns the terminal (after bg),
+// when what is typed is not pbwrap's. It costs two system calls: it is
+// for the expiry of a deadline, not for every keystroke.
+func inputQueued() bool {
+	n, err := unix.IoctlGetInt(0, ioctlInputQueued)
+	return err == nil && n > 0 && inForeground()
+}
+
+// lingerSlack is how long past the input filter's deadline the session
+// waits, once the command has ended, for the filter to be done: time for
+// the Flush of that deadline to run and finish (writing out what it holds,
+// say) on a loaded machine. A call blocked for good (see pump.end) delays the exit
+// by as much.
+const lingerSlack = time.Second
+
+// finishInput runs once the command has ended: the input filter finishes
+// what the terminal had not finished sending (see Unfinished), reading on
+// until it is done or a forwarded signal comes, then the input is closed.
+func (s *session) finishInput(settled <-chan struct{}, sigc <-chan os.Signal) {
+	select {
+	case <-settled:
+	default:
+		s.cfg.Logf("input: the command has ended with the input filter wanting more; reading the terminal until it is done")
+		s.linger(settled, sigc)
+	}
+	if !s.in.closeWithin(lingerSlack) {
+		s.cfg.Logf("input: the filter is still busy after %v; leaving it", lingerSlack)
+	}
+}
+
+// linger waits until settled is closed, a forwarded signal comes, or the
+// input filter's deadline has passed by lingerSlack without it being done
+// (a call to it is blocked). Other signals are handled as usual.
+func (s *session) linger(settled <-chan struct{}, sigc <-chan os.Signal) {
+	t := time.NewTimer(lingerSlack)
+	defer t.Stop()
+	for {
+		select {
+		case <-settled:
+			return
+		case sig := <-sigc:
+			if slices.Contains(forwarded, sig) {
+				s.cfg.Logf("input: %v; no longer reading", sig)
+				return
+			}
+			s.signaled(sig.(syscall.Signal))
+		case <-t.C:
+			due := s.in.deadline()
+			if due.IsZero() || time.Since(due) >= lingerSlack {
+				s.cfg.Logf("input: the filter is not done %v after its deadline; no longer reading", lingerSlack)
+				return
+			}
+			t.Reset(time.Until(due) + lingerSlack)
 		}
 	}
 }

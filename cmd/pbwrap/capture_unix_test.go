@@ -254,15 +254,23 @@ func TestLoneEsc(t *testing.T) {
 }
 
 // A paste whose end marker never comes ends after the silence, inline as
-// it came, and what is typed next is typed again.
+// it came. What comes next is taken as its rest, a paste of its own up to
+// an end marker or the silence; then what is typed is typed again. The
+// silence is shortened (see startSilenced).
 func TestUnterminatedPaste(t *testing.T) {
 	for _, bp := range []bool{false, true} {
 		t.Run(modeName(bp), func(t *testing.T) {
-			term := startCapture(t, bp)
+			steps := []string{"raw", "record"}
+			if bp {
+				steps = append(steps, "bp:on")
+			}
+			term := startSilenced(t, filepath.Join(realDir(t), "root"), steps...)
 			term.Type([]byte(pasteStart+"no end\r"), 0)
 			term.waitInputHas("no end\r")
+			term.Type([]byte("rest\r"), 0)
+			term.waitInputHas("rest\r")
 			term.Type([]byte("typed"), 0)
-			if got, want := term.waitInputHas("typed"), bracket(bp, "no end\r")+"typed"; got != want {
+			if got, want := term.waitInputHas("typed"), bracket(bp, "no end\r")+bracket(bp, "rest\r")+"typed"; got != want {
 				t.Errorf("child got %q, want %q", got, want)
 			}
 			term.SignalWrapper(syscall.SIGTERM)

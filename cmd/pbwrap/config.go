@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/capture"
 	"github.com/pbwrap/pbwrap/store"
 )
@@ -44,15 +45,16 @@ type setting struct {
 type config struct {
 	settings []*setting
 
-	off         bool
-	noAgentArgs bool
-	debug       bool
-	root        string // as given; resolved by the store
-	minBytes    int
-	minLines    int
-	refFormat   capture.RefFormat
-	logPath     string
-	ttl         time.Duration
+	off          bool
+	noAgentArgs  bool
+	debug        bool
+	root         string // as given; resolved by the store
+	minBytes     int
+	minLines     int
+	refFormat    capture.RefFormat
+	logPath      string
+	ttl          time.Duration
+	pasteTimeout time.Duration
 }
 
 // newSettings lists every setting with its default, in the order help
@@ -67,6 +69,9 @@ func newSettings() []*setting {
 			help: "... or with this many lines", apply: positive("lines", func(c *config) *int { return &c.minLines })},
 		{flag: "ref-format", env: "PBWRAP_REF_FORMAT", arg: "TMPL", value: capture.DefaultRefFormat,
 			help: "the reference typed instead (also {bytes} {lines} {sha256} {n}; no newlines)", apply: applyRefFormat},
+		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(bracketed.PasteSilence),
+			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
+			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
 		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions and fallbacks here",
 			apply: func(s *setting, c *config) error { c.logPath = s.value; return nil }},
 		{flag: "debug", env: "PBWRAP_DEBUG", value: "0",

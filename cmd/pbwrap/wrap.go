@@ -54,12 +54,26 @@ func wrap(cfg *config, argv []string) error {
 	logs.debugf("start: %s, session %s, root %s", argv, s.id, s.root)
 	waitCleanup := startCleanup(s.root, cfg.ttl, logs)
 	defer waitCleanup()
-	status, err := ptyproxy.Run(proxyConfig(cfg, path, argv, s, logs))
+	pcfg, in := proxyConfig(cfg, path, argv, s, logs)
+	status, err := ptyproxy.Run(pcfg)
 	if err != nil {
 		return err
 	}
+	sayOrphans(in.Orphans()) // The terminal is restored: it is pbwrap's again.
 	logs.debugf("exit: status %d", status)
 	return quietExit(status)
+}
+
+// sayOrphans tells the user, one line each, where the pastes went that
+// were still arriving when the child ended: nowhere near the shell.
+func sayOrphans(orphans []capture.Orphan) {
+	for _, o := range orphans {
+		if o.Path != "" {
+			fmt.Fprintf(os.Stderr, "pbwrap: the agent exited during a paste; saved as %s\n", o.Path)
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "pbwrap: the agent exited during a paste; not saved (%s), so its rest was dropped\n", o.Reason)
+	}
 }
 
 // passThrough reports whether the command runs directly, unwrapped: when
@@ -70,13 +84,15 @@ func passThrough(cfg *config) bool {
 }
 
 // proxyConfig wires the paste capture filters between the terminal and
-// the command.
-func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs *logs) ptyproxy.Config {
+// the command, and returns the input filter too, for what it has to say
+// at the end (see sayOrphans).
+func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs *logs) (ptyproxy.Config, *capture.Input) {
 	out := capture.NewOutput(logs.debugf)
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
 		RefFormat: cfg.refFormat,
+		Silence:   cfg.pasteTimeout,
 		Open:      s.open,
 		Mode:      out.Mode,
 		Logf:      logs.logf,
@@ -91,7 +107,7 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		TerminalSetup: bracketedOn,
 		TerminalReset: bracketedOff,
 		Logf:          logs.logf,
-	}
+	}, in
 }
 
 // logs are where pbwrap says what it does: logf for decisions and

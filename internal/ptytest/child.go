@@ -64,9 +64,11 @@ func (c *child) step(step string) (status int, done bool) {
 	case "redraw":
 		c.redraw()
 	case "record":
-		c.record(false)
+		c.record(false, -1)
+	case "record-hold":
+		c.record(false, int64(atoi(arg)))
 	case "echo":
-		c.record(true)
+		c.record(true, -1)
 	case "stdin-tty":
 		c.stdinTTY()
 	case "pid":
@@ -266,7 +268,10 @@ func draw(n int) {
 	fmt.Printf("REDRAW %d %dx%d\r\n", n, ws.Row, ws.Col)
 }
 
-func (c *child) record(echo bool) {
+// record copies stdin to the input file in the background. Once it has
+// read at least holdAt bytes (never when holdAt is negative) it stops
+// reading until the test resumes it (see hold).
+func (c *child) record(echo bool, holdAt int64) {
 	f, err := os.OpenFile(c.input, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		c.logf("error record %v", err)
@@ -274,6 +279,7 @@ func (c *child) record(echo bool) {
 	}
 	go func() { // Lives as long as the child.
 		buf := make([]byte, 64<<10)
+		var read int64
 		for {
 			n, err := os.Stdin.Read(buf)
 			if n > 0 {
@@ -285,8 +291,29 @@ func (c *child) record(echo bool) {
 			if err != nil {
 				return
 			}
+			read += int64(n)
+			if holdAt >= 0 && read >= holdAt {
+				c.hold()
+				holdAt = -1
+			}
 		}
 	}()
+}
+
+// hold stops reading input, reporting "holding", until the file named by
+// PBWRAP_TEST_INPUT with ".resume" appended exists (see
+// Terminal.ResumeChild), then reports "resumed". What is written to the
+// child meanwhile fills its terminal's input queue, then blocks the
+// writer.
+func (c *child) hold() {
+	c.logf("holding")
+	for {
+		if _, err := os.Stat(c.input + ".resume"); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.logf("resumed")
 }
 
 // show writes input to stdout with the paste markers made visible.

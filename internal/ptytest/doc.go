@@ -14,6 +14,8 @@
 //	PBWRAP_TEST_CHILD=1       the recording child
 //	PBWRAP_TEST_REPORT=FILE   where the child appends what it sees
 //	PBWRAP_TEST_INPUT=FILE    where the child's record step copies its input
+//	PBWRAP_TEST_SHELL=FILE    where the leader copies what it reads from the
+//	                          terminal once the wrapper has ended (Job.Shell)
 //
 // The recording child runs its arguments as steps, in order. Arguments
 // that start with "-" are not steps: they are reported as
@@ -27,7 +29,10 @@
 //	redraw         print "REDRAW n ROWSxCOLS" to stdout now and on each
 //	               SIGCONT and SIGWINCH
 //	record         copy stdin to the input file, in the background
-//	echo           the same, and also show it on stdout, with the paste
+//	record-hold:N  the same as record, but once N bytes have been read stop
+//	               reading, and report "holding", until the test resumes it
+//	               (Terminal.ResumeChild); then report "resumed"
+//	echo           the same as record, and also show it on stdout, with the paste
 //	               markers made visible as <200~> and <201~>
 //	stdin-tty      report which terminal is on stdin, by device number:
 //	               "stdin-tty rdev 0xN" (see StdinTTY), or "stdin-tty none"

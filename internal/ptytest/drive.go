@@ -201,3 +201,92 @@ func (term *Terminal) SignalLeader(sig syscall.Signal) {
 		term.t.Fatalf("signal leader: %v", err)
 	}
 }
+
+// ResumeChild lets a child held by its record-hold step read again.
+func (term *Terminal) ResumeChild() {
+	term.t.Helper()
+	if err := os.WriteFile(term.Path("input.resume"), nil, 0o600); err != nil {
+		term.t.Fatal(err)
+	}
+}
+
+// unreadFor is how long typed input must stay unread for TypeUntilBlocked
+// to conclude that the wrapper has stopped reading: far longer than a
+// wrapper that reads takes to read a piece, even on a loaded machine.
+const unreadFor = 300 * time.Millisecond
+
+// TypeUntilBlocked types p in pieces of piece bytes, each once the
+// wrapper has read the ones before, until a piece stays unread for
+// unreadFor: the wrapper has stopped reading (blocked writing to a child
+// that does not read, say). What it left unread is then discarded from
+// the terminal's input queue, so that the wrapper, blocked, has nothing
+// more to read. It returns how many bytes of p were typed: the wrapper
+// read a prefix of those, and nothing after. It fails the test if the
+// wrapper reads all of p.
+func (term *Terminal) TypeUntilBlocked(p []byte, piece int) int {
+	term.t.Helper()
+	typed := 0
+	for typed < len(p) {
+		n := min(piece, len(p)-typed)
+		term.Type(p[typed:typed+n], 0)
+		typed += n
+		if !term.inputReadWithin(unreadFor) {
+			term.flushInput()
+			return typed
+		}
+	}
+	term.t.Fatalf("the wrapper read all %d bytes typed: it never stopped reading", len(p))
+	return typed
+}
+
+// inputReadWithin reports whether the terminal's input queue is empty
+// within d, every byte typed so far read by the process on it.
+func (term *Terminal) inputReadWithin(d time.Duration) bool {
+	term.t.Helper()
+	deadline := time.Now().Add(d)
+	for term.inputQueued() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}
+
+// inputQueued is how many bytes typed at the terminal are waiting to be
+// read.
+func (term *Terminal) inputQueued() int {
+	term.t.Helper()
+	var n int
+	err := term.control(func(fd int) (err error) {
+		n, err = unix.IoctlGetInt(fd, ioctlInputQueued)
+		return err
+	})
+	if err != nil {
+		term.t.Fatalf("bytes queued at the terminal: %v", err)
+	}
+	return n
+}
+
+// flushInput discards what was typed at the terminal and not yet read, as
+// tcflush(TCIFLUSH) does.
+func (term *Terminal) flushInput() {
+	term.t.Helper()
+	if err := term.control(flushInput); err != nil {
+		term.t.Fatalf("flush the terminal's input: %v", err)
+	}
+}
+
+// control runs f on the terminal's device descriptor, leaving Slave as it
+// is (File.Fd would make it blocking).
+func (term *Terminal) control(f func(fd int) error) error {
+	rc, err := term.Slave.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}

@@ -20,7 +20,9 @@ import (
 // and "exit N" or "signal N".
 // SIGUSR1 makes it take the terminal back (as a shell does after Ctrl-Z
 // or for bg); SIGUSR2 gives the terminal to the wrapper and continues it
-// (fg).
+// (fg). With PBWRAP_TEST_SHELL=FILE, once the wrapper has ended it takes
+// the terminal back and copies what it reads there to FILE, as a shell
+// reading its next command would, until it is killed.
 func leaderMain(args []string) int {
 	report := &reportFile{name: os.Getenv(leaderEnv)}
 	// On a hangup of the terminal, a shell sends SIGHUP to its jobs; the
@@ -38,7 +40,32 @@ func leaderMain(args []string) int {
 	}
 	report.logf("pid %d", proc.Pid)
 	go jobControl(report, jobs, proc.Pid) // Lives as long as the leader.
-	return reportEnd(report, proc.Pid)
+	status := reportEnd(report, proc.Pid)
+	if name := os.Getenv(shellEnv); name != "" {
+		readAsShell(name)
+	}
+	return status
+}
+
+// readAsShell takes the terminal back, as a shell does when its job has
+// ended, and appends what it reads from it to the file name, for good.
+func readAsShell(name string) {
+	signal.Ignore(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
+	signal.Reset(syscall.SIGTTOU)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := os.Stdin.Read(buf)
+		_, _ = f.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
 }
 
 // jobControl does what the test asks of the shell, by signal, for the job

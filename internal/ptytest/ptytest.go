@@ -17,6 +17,7 @@ const (
 	childEnv  = "PBWRAP_TEST_CHILD"
 	reportEnv = "PBWRAP_TEST_REPORT"
 	inputEnv  = "PBWRAP_TEST_INPUT"
+	shellEnv  = "PBWRAP_TEST_SHELL"
 )
 
 // Dispatch plays the leader or the recording child, and exits, when the

@@ -40,6 +40,10 @@ type Job struct {
 	Env []string
 	// Rows and Cols are the terminal's size, 24x80 when zero.
 	Rows, Cols uint16
+	// Shell makes the leader read the terminal once the wrapper has
+	// ended, as the shell that ran it would, and keep what it reads in
+	// the file "shell" (see Terminal.Path).
+	Shell bool
 }
 
 // A Terminal is the test playing the user's terminal: it holds the master
@@ -75,6 +79,9 @@ func Start(t *testing.T, job Job) *Terminal {
 		reportEnv+"="+term.Path("report"),
 		inputEnv+"="+term.Path("input"),
 	)
+	if job.Shell {
+		cmd.Env = append(cmd.Env, shellEnv+"="+term.Path("shell"))
+	}
 	cmd.Env = append(cmd.Env, job.Env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = term.Slave, term.Slave, term.Slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
@@ -174,7 +181,8 @@ func (term *Terminal) Output() []byte { return term.out.Bytes() }
 
 // Path is the name of the file name in the terminal's directory: "leader"
 // (the leader's report), "report" (the child's), "report.grandchild",
-// "input" (the child's recorded input).
+// "input" (the child's recorded input), "shell" (what the leader read
+// after the wrapper ended, with Job.Shell).
 func (term *Terminal) Path(name string) string { return filepath.Join(term.dir, name) }
 
 // File is the content of the file name in the terminal's directory, or ""
