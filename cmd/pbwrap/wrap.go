@@ -173,6 +173,9 @@ func (l *logs) cleanup(report *store.CleanReport, err error) {
 		for _, r := range report.Removed {
 			l.debugf("cleanup: removed session %s (%d bytes)", r.ID, r.Bytes)
 		}
+		if report.Temps > 0 {
+			l.debugf("cleanup: removed %d temp files a crash left in ended sessions", report.Temps)
+		}
 		for _, why := range report.Skipped {
 			l.logf("cleanup: left alone: %s", why)
 		}
