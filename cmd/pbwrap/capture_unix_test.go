@@ -214,7 +214,10 @@ func wantMode(t *testing.T, path string, want os.FileMode) {
 // Paste markers split at every offset are still recognised, for small
 // pastes and large ones, and typed bytes around them keep their order.
 func TestMarkersSplitAtEveryOffset(t *testing.T) {
-	term := startCapture(t, true)
+	// A low threshold keeps the large pastes small: written a byte at a
+	// time, 16 KB took most of the watchdog on a loaded machine with the
+	// race detector.
+	term := startCapture(t, true, "PBWRAP_MIN_BYTES=64")
 	var want strings.Builder
 	seq := "ab" + pasteStart + "xyz\r" + pasteEnd + "cd"
 	for k := 1; k <= len(seq); k++ {
@@ -226,7 +229,7 @@ func TestMarkersSplitAtEveryOffset(t *testing.T) {
 		t.Errorf("small pastes: child got %q, want %q", got, want.String()+"|")
 	}
 	for k := 1; k <= len(pasteStart); k++ {
-		body := strings.Repeat(fmt.Sprintf("chunk %d ", k), 2000)
+		body := strings.Repeat(fmt.Sprintf("chunk %d ", k), 20)
 		term.Type([]byte("<"+pasteStart+body+pasteEnd+">"), k)
 		term.waitInputHas(fmt.Sprintf("paste-%d.txt]%s>", k, pasteEnd))
 	}
