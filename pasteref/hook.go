@@ -14,8 +14,9 @@ const (
 		"(the file's line count) and retry, or write the text out. Do NOT substitute empty content."
 )
 
-// hookInput is the part of a PreToolUse hook's input the adapters read;
-// Claude Code and Codex send the same names.
+// hookInput is the part of a hook's input the adapters read; Claude Code
+// and Codex (PreToolUse), Gemini CLI (BeforeTool) and pbwrap's Pi extension
+// send the same names.
 type hookInput struct {
 	HookEventName string          `json:"hook_event_name"`
 	ToolName      string          `json:"tool_name"`
@@ -141,7 +142,7 @@ func claudeInput(req hookInput, names []string) (*object, []field, error) {
 	input := newObject(members)
 	fields, err := stringFields(input, names)
 	if err == nil && req.ToolName == "MultiEdit" {
-		fields, err = editFields(input)
+		fields, err = listFields(input, "edits", "new_string")
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", req.ToolName, err)
@@ -177,29 +178,30 @@ func stringFields(o *object, names []string) ([]field, error) {
 	return fields, nil
 }
 
-// editFields lists new_string in each of MultiEdit's edits, which o then
-// writes back from the edits as objects.
-func editFields(o *object) ([]field, error) {
-	raw, ok := o.members["edits"]
+// listFields lists the string member name of each object in o's list
+// member (new_string in each of MultiEdit's edits), which o then writes
+// back from the list as objects.
+func listFields(o *object, list, name string) ([]field, error) {
+	raw, ok := o.members[list]
 	if !ok {
 		return nil, nil
 	}
-	var edits []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &edits); err != nil {
-		return nil, fmt.Errorf("edits is not a list of objects")
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("%s is not a list of objects", list)
 	}
 	var fields []field
-	list := make([]*object, len(edits))
-	for i, edit := range edits {
-		list[i] = newObject(edit)
-		f, err := stringFields(list[i], []string{"new_string"})
+	objs := make([]*object, len(items))
+	for i, item := range items {
+		objs[i] = newObject(item)
+		f, err := stringFields(objs[i], []string{name})
 		if err != nil {
 			return nil, err
 		}
 		fields = append(fields, f...)
 	}
 	if len(fields) > 0 {
-		o.lists["edits"] = list
+		o.lists[list] = objs
 	}
 	return fields, nil
 }

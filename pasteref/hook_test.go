@@ -42,8 +42,13 @@ func TestHookGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			hook := ClaudeHook
-			if strings.HasPrefix(name, "codex-") {
+			switch {
+			case strings.HasPrefix(name, "codex-"):
 				hook = CodexHook
+			case strings.HasPrefix(name, "gemini-"):
+				hook = GeminiHook
+			case strings.HasPrefix(name, "pi-"):
+				hook = PiHook
 			}
 			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)), []string{dir})
 			if err != nil {
