@@ -7,6 +7,9 @@
 // Input sits on the path from the user's terminal to the child and Output
 // on the path back; both have the method set of ptyproxy.Filter. Output
 // tells Input whether the child has bracketed paste (mode 2004) on.
+//
+// Where the terminal does not bracket pastes, Input can take a burst of
+// input, faster than a person types, for a paste (see BurstMode).
 package capture
 
 import (
@@ -38,6 +41,45 @@ const (
 // users know it.
 const RepeatWindow = 60 * time.Second
 
+// BurstMode says whether Input takes a burst of input for a paste (see
+// bracketed.Burst): input arriving faster than a person types, from a
+// terminal that does not bracket pastes. A burst is then a paste like a
+// bracketed one (saved when large, with the same repeat window and
+// fallback), except that one under the thresholds without a newline
+// reaches the child as it came, never in paste markers: an input method
+// committing a phrase is typing.
+type BurstMode uint8
+
+const (
+	// BurstOff never takes a burst for a paste: the zero value.
+	BurstOff BurstMode = iota
+	// BurstAuto takes bursts for pastes until the terminal sends its
+	// first bracketed paste: a terminal that brackets one brackets them
+	// all, and what is fast from it is typing (or a tool typing).
+	BurstAuto
+	// BurstOn takes bursts for pastes for the whole session.
+	BurstOn
+)
+
+var burstModeNames = [...]string{BurstOff: "off", BurstAuto: "auto", BurstOn: "on"}
+
+func (m BurstMode) String() string {
+	if int(m) < len(burstModeNames) {
+		return burstModeNames[m]
+	}
+	return fmt.Sprintf("BurstMode(%d)", m)
+}
+
+// ParseBurstMode reads a BurstMode by its name: auto, on or off.
+func ParseBurstMode(s string) (BurstMode, error) {
+	for m, name := range burstModeNames {
+		if s == name {
+			return BurstMode(m), nil
+		}
+	}
+	return BurstOff, fmt.Errorf("burst mode %q: want auto, on or off", s)
+}
+
 // Config is the policy of one session.
 type Config struct {
 	MinBytes  int // a paste of at least this many bytes is large
@@ -57,6 +99,10 @@ type Config struct {
 	// bracketed.PasteSilence.
 	Silence time.Duration
 
+	// Burst says whether a burst of input is taken for a paste (--burst);
+	// the zero value is BurstOff.
+	Burst BurstMode
+
 	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
 	// and decisions. Neither ever receives paste text. Either may be nil.
 	Logf, Debugf func(format string, args ...any)
@@ -70,7 +116,8 @@ func (c *Config) isLarge(bytes, lines int64) bool {
 }
 
 // Input is the filter on the user's keystrokes: typed bytes pass at once,
-// pastes are held to their end, then delivered inline or as a reference.
+// pastes (and bursts taken for pastes, see BurstMode) are held to their
+// end, then delivered inline or as a reference.
 // It is not safe for concurrent use, except Orphans; ptyproxy serializes
 // its calls.
 //
@@ -82,6 +129,8 @@ type Input struct {
 	w      io.Writer // the child, during a call
 	now    time.Time // the time of the current call
 	err    error     // the first error writing to the child in this call
+
+	burst *bracketed.Burst // nil when bursts are not taken for pastes (any more)
 
 	sess   *store.Session
 	paste  *paste
@@ -118,6 +167,9 @@ func NewInput(cfg Config) *Input {
 	if cfg.Silence > 0 {
 		in.parser.SetSilence(cfg.Silence)
 	}
+	if cfg.Burst != BurstOff {
+		in.burst = bracketed.NewBurst(burstEvents{in})
+	}
 	return in
 }
 
@@ -125,37 +177,60 @@ func NewInput(cfg Config) *Input {
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	deadline := in.parser.Write(p, now)
-	return deadline, in.end()
+	return in.burstDeadline(deadline), in.end()
 }
 
 // Flush lets time pass: a held lone ESC goes to the child, a paste whose
-// end marker never came ends.
+// end marker never came ends, a burst ends.
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	deadline := in.parser.Flush(now)
-	return deadline, in.end()
+	if in.burst != nil {
+		in.burst.Flush(now)
+	}
+	return in.burstDeadline(deadline), in.end()
 }
 
-// Close ends the input: held bytes go to the child, an open paste ends.
+// Close ends the input: held bytes go to the child, an open paste or
+// burst ends.
 func (in *Input) Close(w io.Writer) error {
 	in.begin(w, time.Now())
 	in.parser.Close()
+	if in.burst != nil {
+		in.burst.End()
+	}
 	return in.end()
 }
+
+// burstDeadline is the earlier of the parser's deadline d and the open
+// burst's, zero meaning none.
+func (in *Input) burstDeadline(d time.Time) time.Time {
+	if in.burst == nil {
+		return d
+	}
+	b := in.burst.Deadline()
+	if d.IsZero() || !b.IsZero() && b.Before(d) {
+		return b
+	}
+	return d
+}
+
+// inBurst reports whether a burst is open.
+func (in *Input) inBurst() bool { return in.burst != nil && in.burst.Open() }
 
 // CommandEnded implements ptyproxy.Unfinished: the child has ended, and
 // nothing is written to it from now on. A paste still arriving is saved
 // whatever its size (see Orphans).
 func (in *Input) CommandEnded() {
 	in.gone = true
-	if in.parser.InPaste() {
+	if in.parser.InPaste() || in.inBurst() {
 		in.cfg.Logf("paste: the child ended during a paste; reading it to its end to save it")
 	}
 }
 
 // Pending implements ptyproxy.Unfinished: the input stops in the middle of
-// a paste, or of what may start one.
-func (in *Input) Pending() bool { return in.parser.Unfinished() }
+// a paste or a burst, or of what may start one.
+func (in *Input) Pending() bool { return in.parser.Unfinished() || in.inBurst() }
 
 // Orphans returns the pastes that were still arriving when the child
 // ended. It is safe for concurrent use.
@@ -223,18 +298,57 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 	return bracketed
 }
 
-// Typed implements bracketed.Sink: keystrokes go straight through.
-func (in *Input) Typed(p []byte) { in.send(p) }
+// Typed implements bracketed.Sink: keystrokes go straight through, by
+// way of the burst detector when bursts are taken for pastes.
+func (in *Input) Typed(p []byte) {
+	if in.burst != nil {
+		in.burst.Write(p, in.now)
+		return
+	}
+	in.send(p)
+}
 
-// StrayEnd implements bracketed.Sink: the marker is dropped.
+// StrayEnd implements bracketed.Sink: the marker is dropped, and ends the
+// open burst.
 func (in *Input) StrayEnd() {
+	in.endBurst()
 	in.cfg.Logf("paste: dropped an end marker outside any paste (the late end of one that had ended at the silence)")
 }
 
-// PasteStart implements bracketed.Sink.
+// PasteStart implements bracketed.Sink: a bracketed paste starts, after
+// the open burst ends. In BurstAuto mode bursts are not taken for pastes
+// from then on: this terminal brackets its pastes.
 func (in *Input) PasteStart() {
-	in.paste = &paste{hash: sha256.New()}
+	in.endBurst()
+	if in.burst != nil && in.cfg.Burst == BurstAuto {
+		in.burst = nil
+		in.cfg.Debugf("paste: the terminal brackets pastes: bursts are typing from now on (--burst auto)")
+	}
+	in.startPaste(false)
 }
+
+// startPaste starts a paste: a bracketed one, or a burst.
+func (in *Input) startPaste(burst bool) {
+	in.paste = &paste{hash: sha256.New(), burst: burst}
+}
+
+// endBurst ends the open burst, if any: it is delivered before what
+// follows.
+func (in *Input) endBurst() {
+	if in.burst != nil {
+		in.burst.End()
+	}
+}
+
+// burstEvents is the burst detector's Sink: keystrokes go through, and a
+// burst is a paste (see BurstMode).
+type burstEvents struct{ in *Input }
+
+func (e burstEvents) Typed(p []byte)     { e.in.send(p) }
+func (e burstEvents) PasteStart()        { e.in.startPaste(true) }
+func (e burstEvents) PasteData(p []byte) { e.in.PasteData(p) }
+func (e burstEvents) PasteEnd()          { e.in.PasteEnd() }
+func (e burstEvents) StrayEnd()          {} // The detector emits none.
 
 // PasteData implements bracketed.Sink: the paste is buffered up to the
 // threshold, then streamed to the store (or, after a failure, to the child).
@@ -301,13 +415,19 @@ func (in *Input) PasteEnd() {
 	in.commit(ps)
 }
 
-// deliverSmall sends a paste under the threshold as the terminal sent it.
+// deliverSmall sends a paste under the threshold as the terminal sent it:
+// a burst without a newline unwrapped, as typing (see BurstMode).
 func (in *Input) deliverSmall(ps *paste) {
-	bracketedMode := in.deliver(ps.raw)
-	in.cfg.Debugf("paste: %d bytes, %d lines: inline (under the threshold)", ps.rawBytes, ps.lines())
+	var bracketedMode bool
+	if ps.burst && !bytes.ContainsAny(ps.raw, "\r\n") {
+		in.send(ps.raw)
+	} else {
+		bracketedMode = in.deliver(ps.raw)
+	}
+	in.cfg.Debugf("%s: %d bytes, %d lines: inline (under the threshold), bracketed %v", ps.kind(), ps.rawBytes, ps.lines(), bracketedMode)
 	in.record(store.PasteRecord{
 		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: hex.EncodeToString(ps.hash.Sum(nil)),
-		Time: in.now, Bracketed: bracketedMode, Outcome: store.OutcomeInline, Reason: "under the threshold",
+		Time: in.now, Bracketed: bracketedMode, Outcome: store.OutcomeInline, Reason: "under the threshold", Burst: ps.burst,
 	}, false)
 }
 
@@ -335,7 +455,7 @@ func (in *Input) spill(ps *paste) {
 	pending := ps.pending
 	ps.pending = nil
 	if in.writeText(ps, pending) {
-		in.cfg.Debugf("paste: over the threshold at %d bytes; saving", ps.rawBytes)
+		in.cfg.Debugf("%s: over the threshold at %d bytes; saving", ps.kind(), ps.rawBytes)
 	}
 }
 
@@ -384,7 +504,7 @@ func (in *Input) finishFallback(ps *paste) {
 	in.closeDelivery(ps.bracketed)
 	in.record(store.PasteRecord{
 		Bytes: ps.rawBytes, Time: in.now, Bracketed: ps.bracketed,
-		Outcome: store.OutcomeFallback, Reason: ps.reason,
+		Outcome: store.OutcomeFallback, Reason: ps.reason, Burst: ps.burst,
 	}, false)
 }
 
@@ -432,10 +552,10 @@ func (in *Input) commit(ps *paste) {
 		bracketedMode, reason = in.deliver([]byte(ref)), ""
 	}
 	in.recent[sum] = in.now
-	in.cfg.Debugf("paste: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.textBytes, ps.lines(), path, reused, bracketedMode)
+	in.cfg.Debugf("%s: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.kind(), ps.textBytes, ps.lines(), path, reused, bracketedMode)
 	in.record(store.PasteRecord{
 		N: n, Path: path, Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now,
-		Bracketed: bracketedMode, Reference: ref, Outcome: store.OutcomeSaved, Reason: reason,
+		Bracketed: bracketedMode, Reference: ref, Outcome: store.OutcomeSaved, Reason: reason, Burst: ps.burst,
 	}, true)
 }
 
@@ -456,10 +576,10 @@ func (in *Input) repeat(ps *paste, sum string) bool {
 	}
 	in.closeDelivery(bracketedMode)
 	ps.discard()
-	in.cfg.Debugf("paste: %d bytes pasted again within %v: inline", ps.textBytes, RepeatWindow)
+	in.cfg.Debugf("%s: %d bytes pasted again within %v: inline", ps.kind(), ps.textBytes, RepeatWindow)
 	in.record(store.PasteRecord{
 		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now, Bracketed: bracketedMode,
-		Outcome: store.OutcomeInline, Reason: "pasted again within " + RepeatWindow.String(),
+		Outcome: store.OutcomeInline, Reason: "pasted again within " + RepeatWindow.String(), Burst: ps.burst,
 	}, false)
 	return true
 }
@@ -536,6 +656,16 @@ type paste struct {
 	inline    bool // falling back: the rest streams to the child
 	bracketed bool // markers were sent at the fallback
 	reason    string
+
+	burst bool // a burst, not a bracketed paste (see BurstMode)
+}
+
+// kind names the paste in the debug log.
+func (ps *paste) kind() string {
+	if ps.burst {
+		return "paste (burst, no markers)"
+	}
+	return "paste"
 }
 
 // account hashes and counts normalized text.

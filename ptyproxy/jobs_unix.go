@@ -87,31 +87,38 @@ func (s *session) continueChild() {
 	_ = unix.Kill(s.shim, unix.SIGCONT) // Best effort: it goes back to waiting.
 }
 
-// suspend mirrors the command's stop: the terminal is given back and
-// pbwrap stops itself, so that the shell gets its prompt; see resumed for
-// what happens when it is continued.
+// suspend mirrors the command's stop: once what the command wrote before
+// it stopped is through, the terminal is given back and pbwrap stops
+// itself, so that the shell gets its prompt; see resumed for what happens
+// when it is continued.
 func (s *session) suspend() {
 	s.cfg.Logf("command stopped; stopping")
 	s.childStopped = true
+	s.settleOutput()
 	s.giveBack()
 	raiseStop()
 	s.cfg.Logf("continued")
 	s.resumed()
 }
 
-// resumed runs when pbwrap has been continued: in the foreground it
-// continues a stopped command, takes the terminal over and resends the
-// size. In the background (bg) it leaves the command stopped until fg, as a
-// full-screen program stops again when it finds it does not own the
+// resumed runs when pbwrap has been continued: in the foreground it takes
+// the terminal over, writing TerminalSetup (the command's modes back)
+// before it continues a stopped command and enters raw mode, then resends
+// the size. In the background (bg) it leaves the command stopped until fg,
+// as a full-screen program stops again when it finds it does not own the
 // terminal. Either way the input pump looks again.
 func (s *session) resumed() {
-	if inForeground() && s.childStopped {
-		s.continueChild()
-	}
-	if s.takeOver() {
+	if s.takeOver(s.continueStopped) {
 		s.syncSize(true)
 	}
 	s.wakeInput()
+}
+
+// continueStopped continues the command if it is stopped.
+func (s *session) continueStopped() {
+	if s.childStopped {
+		s.continueChild()
+	}
 }
 
 // wakeInput tells an input pump waiting after a background read to try

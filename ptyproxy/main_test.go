@@ -42,6 +42,13 @@ func TestMain(m *testing.M) {
 // prints WORD, to show that the terminal is restored when the wrapper
 // panics. PBWRAP_TEST_FILTER=NAME puts an input filter of inputFilters in
 // place, and PBWRAP_TEST_LOG=FILE sends the proxy's log to FILE.
+// PBWRAP_TEST_SPY=1 puts an output filter in place that counts the bytes
+// it passes, and makes the terminal set-up and reset say how many it had
+// passed when they were asked for: "<setup N>" after bracketed paste on,
+// with " child stopped" or " child running" after N once the child has
+// started, and "<reset N>" before it is off; PBWRAP_TEST_SPY_DELAY=D makes it take D
+// over each chunk, as a filter slowed down by a loaded machine would.
+// PBWRAP_TEST_RESET_PANIC=1 makes the reset panic.
 func wrapMain(argv []string) int {
 	if word := os.Getenv("PBWRAP_TEST_PANIC"); word != "" {
 		onOutput = panicOn(word)
@@ -51,21 +58,62 @@ func wrapMain(argv []string) int {
 		fmt.Fprintf(os.Stderr, "wrap: %v\n", err)
 		return err.(*ExecError).Code
 	}
-	status, err := Run(Config{
+	cfg := Config{
 		Path:          path,
 		Args:          argv,
 		Env:           os.Environ(),
 		Input:         inputFilters[os.Getenv("PBWRAP_TEST_FILTER")],
-		TerminalSetup: []byte("\x1b[?2004h"),
-		TerminalReset: []byte("\x1b[?2004l"),
+		TerminalSetup: func() []byte { return []byte("\x1b[?2004h") },
+		TerminalReset: func() []byte { return []byte("\x1b[?2004l") },
 		Logf:          testLog(os.Getenv("PBWRAP_TEST_LOG")),
-	})
+	}
+	if os.Getenv("PBWRAP_TEST_SPY") != "" {
+		spy := &outputSpy{}
+		spy.delay, _ = time.ParseDuration(os.Getenv("PBWRAP_TEST_SPY_DELAY"))
+		cfg.Output = spy
+		cfg.TerminalSetup = func() []byte { return fmt.Appendf(nil, "\x1b[?2004h<setup %d%s>", spy.n, childState()) }
+		cfg.TerminalReset = func() []byte { return fmt.Appendf(nil, "<reset %d>\x1b[?2004l", spy.n) }
+	}
+	if os.Getenv("PBWRAP_TEST_RESET_PANIC") != "" {
+		cfg.TerminalReset = func() []byte { panic("test panic in TerminalReset") }
+	}
+	status, err := Run(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "wrap: %v\n", err)
 		return 1
 	}
 	return status
 }
+
+// childState says whether the running session's child is stopped, or ""
+// before it has started.
+func childState() string {
+	s := active.Load()
+	if s == nil || s.child.Load() <= 0 {
+		return ""
+	}
+	if stopped, err := ptytest.Stopped(int(s.child.Load())); err != nil || !stopped {
+		return " child running"
+	}
+	return " child stopped"
+}
+
+// outputSpy is an output filter that passes bytes on and counts them,
+// taking delay over each chunk.
+type outputSpy struct {
+	n     int
+	delay time.Duration
+}
+
+func (f *outputSpy) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
+	time.Sleep(f.delay)
+	f.n += len(p)
+	_, err := w.Write(p)
+	return time.Time{}, err
+}
+
+func (f *outputSpy) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
+func (f *outputSpy) Close(io.Writer) error                         { return nil }
 
 // inputFilters are the input filters the test wrapper can use, by name.
 var inputFilters = map[string]Filter{

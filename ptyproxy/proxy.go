@@ -93,11 +93,20 @@ type Config struct {
 	Input  Filter
 	Output Filter
 
-	// TerminalSetup is written to the terminal each time the proxy takes
-	// it over (at start and after fg); TerminalReset each time it gives it
-	// back (at exit and at Ctrl-Z), before the termios are restored.
-	TerminalSetup []byte
-	TerminalReset []byte
+	// TerminalSetup, if set, returns what to write to the terminal each
+	// time the proxy takes it over: at start, and on fg before the command
+	// is continued (then the terminal goes into raw mode, and the command
+	// gets its size). TerminalReset, if set, returns what to write each
+	// time the proxy gives the terminal back, before the termios are
+	// restored: on every way out (the command's exit, a signal, a panic of
+	// the proxy) once the command's last output is through, and at Ctrl-Z
+	// once what the command wrote before it stopped is through. Each is
+	// called at that moment, with the output stream held: no Output
+	// filter call runs meanwhile, so what they return can depend on what
+	// the filter has seen. A panic in either is logged and taken as
+	// nothing to write.
+	TerminalSetup func() []byte
+	TerminalReset func() []byte
 
 	// Logf, when set, receives diagnostics. It must not write to the
 	// terminal.

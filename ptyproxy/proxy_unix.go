@@ -37,11 +37,15 @@ type session struct {
 	out    *pump
 
 	mu  sync.Mutex // guards raw
-	raw bool       // the terminal is in raw mode with TerminalSetup written
+	raw bool       // the terminal is taken: TerminalSetup written, raw mode asked for
 
 	// Job control, owned by loop.
 	childStopped bool // the command is stopped and waits for pbwrap to continue it
 	inputWake    chan struct{}
+
+	// outFlight is set while the output pump holds a chunk read from the
+	// PTY that it has not yet passed on (see settleOutput).
+	outFlight atomic.Bool
 }
 
 // Run runs cfg's command in a PTY wired to the process's own terminal and
@@ -72,7 +76,7 @@ func Run(cfg Config) (int, error) {
 	// Raw mode before the command starts: a key typed at once (Ctrl-Z)
 	// is the command's, not a signal to pbwrap from the cooked terminal.
 	defer s.giveBack()
-	s.takeOver()
+	s.takeOver(nil)
 	err = s.startShim(tty)
 	tty.Close()
 	if err != nil {

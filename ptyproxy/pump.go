@@ -92,15 +92,33 @@ func (p *pump) feed(b []byte) (waiting bool) {
 	return !due.IsZero()
 }
 
-// write passes b to w as it is, bypassing the filter.
-func (p *pump) write(b []byte) {
-	if len(b) == 0 {
+// writeFrom passes what f returns to w as it is, bypassing the filter. f
+// is called with the stream held, so that no filter call runs meanwhile;
+// nil writes nothing, and so does an f that panics (the panic is logged).
+func (p *pump) writeFrom(f func() []byte) {
+	if f == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, err := p.w.Write(b)
-	p.note(err)
+	if b := p.call(f); len(b) > 0 {
+		_, err := p.w.Write(b)
+		p.note(err)
+	}
+}
+
+// call returns what f returns, or nil if it panics: f may read a filter
+// left half-way by a panic that the proxy is restoring the terminal from.
+func (p *pump) call(f func() []byte) (b []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			b = nil
+			if p.logf != nil {
+				p.logf("%s: terminal sequences: panic: %v", p.name, r)
+			}
+		}
+	}()
+	return f()
 }
 
 // close ends the stream: the filter writes what it still holds, and

@@ -4,8 +4,10 @@ package ptyproxy
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -59,11 +61,34 @@ func TestPumpWithoutFilterCopies(t *testing.T) {
 	var w ptytest.Buffer
 	p := newPump("test", nil, &w, nil)
 	p.feed([]byte("abc\x1b"))
-	p.write([]byte("[set]"))
+	p.writeFrom(func() []byte { return []byte("[set]") })
 	p.feed([]byte("def"))
 	p.close()
 	if got, want := w.String(), "abc\x1b[set]def"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// writeFrom calls its function with the stream held, and a function that
+// panics writes nothing and is logged: it may run while the proxy restores
+// the terminal after a panic.
+func TestPumpWriteFrom(t *testing.T) {
+	var w ptytest.Buffer
+	var logged []string
+	p := newPump("test", nil, &w, func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) })
+	p.writeFrom(func() []byte {
+		if p.mu.TryLock() {
+			t.Error("the stream is not held while the function runs")
+		}
+		return []byte("[reset]")
+	})
+	p.writeFrom(func() []byte { panic("half-way") })
+	p.writeFrom(nil)
+	if got := w.String(); got != "[reset]" {
+		t.Errorf("got %q, want %q", got, "[reset]")
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "half-way") {
+		t.Errorf("logged %q, want the panic", logged)
 	}
 }
 

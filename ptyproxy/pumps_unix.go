@@ -36,7 +36,9 @@ func (s *session) pumpOutput(done chan<- struct{}) {
 	for {
 		n, err := s.master.Read(buf)
 		if n > 0 {
+			s.outFlight.Store(true)
 			s.output(buf[:n])
+			s.outFlight.Store(false)
 		}
 		if err != nil {
 			// EIO (Linux) or EOF: every holder of the PTY's other end
@@ -67,6 +69,45 @@ func (s *session) drain(outDone <-chan struct{}) {
 		s.cfg.Logf("drain: the PTY is still open after %v; leaving it", DrainTimeout)
 	}
 	s.out.close()
+}
+
+// settleWait bounds how long a stop waits for the output the command wrote
+// before it stopped: it is in the PTY already and goes through at once,
+// unless the terminal does not read (then the reset would wait anyway).
+const settleWait = 100 * time.Millisecond
+
+// settleOutput waits, once the command has stopped, until the output pump
+// has passed on what the command wrote before it stopped (its cleanup, the
+// terminal's echo of ^Z), so that nothing of it reaches the shell's prompt
+// after TerminalReset: until the PTY holds no output and no chunk is on its
+// way, twice a millisecond apart (a read may have taken bytes and not yet
+// said so), or settleWait.
+func (s *session) settleOutput() {
+	deadline := time.Now().Add(settleWait)
+	for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
+		quiet++
+		if outputQueued(s.master) || s.outFlight.Load() {
+			quiet = 0
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// outputQueued reports whether the PTY holds output that the proxy has not
+// read: select(2) without waiting, which works on a terminal everywhere
+// (FIONREAD on the master side counts the other direction on macOS).
+func outputQueued(master *os.File) bool {
+	rc, err := master.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) { // Best effort.
+		var fds unix.FdSet
+		fds.Set(int(fd))
+		n, _ = unix.Select(int(fd)+1, &fds, nil, nil, &unix.Timeval{})
+	})
+	return n > 0
 }
 
 // pumpInput copies the user's keystrokes to the input pump. A read in the

@@ -27,30 +27,35 @@ func guard() {
 	}
 }
 
-// takeOver puts the terminal in raw mode and writes TerminalSetup, unless
-// it already is, or pbwrap is not in the terminal's foreground process
-// group (after bg), where touching the terminal would stop pbwrap or
-// disturb the job that owns it. It reports whether it took the terminal.
-func (s *session) takeOver() bool {
+// takeOver writes TerminalSetup, runs then (if not nil), and puts the
+// terminal in raw mode, unless the terminal is already taken, or pbwrap is
+// not in the terminal's foreground process group (after bg), where
+// touching the terminal would stop pbwrap or disturb the job that owns it.
+// It reports whether it took the terminal. On fg, then continues the
+// command: after its modes are back, before raw mode (see continueChild).
+func (s *session) takeOver(then func()) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.raw || !inForeground() {
 		return false
 	}
-	if err := withoutTTOU(s.makeRaw); err != nil {
+	if err := withoutTTOU(func() error { return s.setUp(then) }); err != nil {
 		s.cfg.Logf("raw mode: %v", err)
 		return false
 	}
-	s.raw = true
 	return true
 }
 
-func (s *session) makeRaw() error {
-	if _, err := term.MakeRaw(0); err != nil {
-		return err
+// setUp writes TerminalSetup, runs then and enters raw mode. s.mu must be
+// held.
+func (s *session) setUp(then func()) error {
+	s.out.writeFrom(s.cfg.TerminalSetup)
+	s.raw = true // From here on, giveBack undoes it.
+	if then != nil {
+		then()
 	}
-	s.out.write(s.cfg.TerminalSetup)
-	return nil
+	_, err := term.MakeRaw(0)
+	return err
 }
 
 // giveBack writes TerminalReset and restores the termios saved at start.
@@ -68,7 +73,7 @@ func (s *session) giveBack() {
 }
 
 func (s *session) restore() error {
-	s.out.write(s.cfg.TerminalReset)
+	s.out.writeFrom(s.cfg.TerminalReset)
 	return term.Restore(0, s.saved)
 }
 

@@ -59,6 +59,10 @@ type PasteRecord struct {
 	Reference string    `json:"reference,omitempty"`
 	Outcome   string    `json:"outcome"` // OutcomeSaved, OutcomeInline, OutcomeFallback
 	Reason    string    `json:"reason,omitempty"`
+	// Burst says that the paste came without paste markers, as a burst of
+	// input faster than typing (capture.BurstMode); manifests written
+	// before it existed lack it, and read as false.
+	Burst bool `json:"burst,omitempty"`
 }
 
 // Manifest is the whole of a session's manifest.json.

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,19 +22,41 @@ type agent struct {
 	// args returns argv with what the agent needs to read root, or nil
 	// when it needs nothing.
 	args func(argv []string, root string) []string
+	// env is the environment variable the agent needs to read root, for
+	// agents that take that permission from their environment.
+	env *agentVar
 	// note says, for the README and pbwrap doctor, how the agent reads
 	// pasted files.
 	note string
+	// hook says how to install pbwrap's hook for the agent, which expands
+	// {{file:...}} references in its edits; "" when there is none, and
+	// then pbwrap help agents does not teach the agent references.
+	hook string
+	// doctor checks, for pbwrap doctor, what else decides whether the
+	// agent reads root without asking.
+	doctor func(d *doctor, root string)
+}
+
+// An agentVar is an environment variable an agent reads its permissions
+// from.
+type agentVar struct {
+	name string
+	// value returns the variable's value that lets the agent read root,
+	// given its value in pbwrap's environment ("" when unset); an error
+	// says why the variable is better left as it is.
+	value func(old, root string) (string, error)
 }
 
 // informational flags of every agent: a run with them shows something and
 // exits.
 var infoFlags = []string{"-h", "--help", "-v", "-V", "--version"}
 
-// agents are the known agents. Claude Code asks before reading outside its
-// working directories and Gemini CLI and Qwen Code refuse to; Copilot CLI
-// reads its working directory and the temporary directory; the others read
-// anywhere.
+// agents are the known agents. Claude Code and opencode ask before reading
+// outside their working directories, Gemini CLI refuses to; Qwen Code reads
+// the temporary directory without asking and asks for other paths; Copilot
+// CLI reads its working directory and the temporary directory; the others
+// read anywhere. What each really does is proven by the e2e suite
+// (scripts/e2e-agents).
 var agents = []agent{
 	{
 		name: "claude",
@@ -42,6 +67,7 @@ var agents = []agent{
 		// value would swallow a prompt that follows it.
 		args: func(argv []string, root string) []string { return insertAfterName(argv, "--add-dir="+root) },
 		note: "claude --add-dir=ROOT (asks before reading outside its working directories otherwise)",
+		hook: claudeHookInstall,
 	},
 	{
 		name:        "gemini",
@@ -49,14 +75,19 @@ var agents = []agent{
 		batch:       []string{"-p", "--prompt"},
 		args:        func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
 		note:        "gemini --include-directories ROOT (refuses paths outside its workspace otherwise)",
+		hook:        geminiHookInstall,
+		doctor:      (*doctor).checkGeminiTrust,
 	},
 	{
 		name: "qwen",
 		subcommands: []string{"mcp", "extensions", "auth", "hooks", "channel", "review", "serve", "sessions",
 			"update", "agents"},
 		batch: []string{"-p", "--prompt", "--bg", "--background"},
-		args:  func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
-		note:  "qwen --include-directories ROOT (refuses paths outside its workspace otherwise)",
+		// Qwen Code reads the temporary directory without asking, and asks
+		// for paths outside its workspace: the flag makes the root part of
+		// the workspace wherever it is.
+		args: func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
+		note: "qwen --include-directories ROOT (asks before reading outside its workspace and the temporary directory otherwise)",
 	},
 	{
 		name: "copilot",
@@ -70,8 +101,16 @@ var agents = []agent{
 		args: func(argv []string, root string) []string { return insertAfterName(argv, "--add-dir", root) },
 		note: "copilot --add-dir ROOT",
 	},
-	{name: "codex", note: "nothing: reads any path"},
-	{name: "pi", note: "nothing: reads any path"},
+	{
+		name: "opencode",
+		subcommands: []string{"completion", "acp", "mcp", "attach", "run", "debug", "providers", "auth", "agent",
+			"upgrade", "uninstall", "serve", "web", "models", "stats", "export", "import", "github", "session",
+			"plugin", "plug", "db"},
+		env:  &agentVar{name: "OPENCODE_CONFIG_CONTENT", value: opencodeConfig},
+		note: "OPENCODE_CONFIG_CONTENT allowing ROOT/** as an external directory (asks before reading outside the project otherwise)",
+	},
+	{name: "codex", note: "nothing: reads any path", hook: codexHookInstall},
+	{name: "pi", note: "nothing: reads any path", hook: piHookInstall},
 	{name: "cursor-agent", note: "nothing: reads any path"},
 	{name: "amp", note: "nothing: reads any path"},
 	{name: "goose", note: "nothing: reads any path"},
@@ -86,6 +125,36 @@ func findAgent(command string) *agent {
 		}
 	}
 	return nil
+}
+
+// agentEnv returns environ with what the agent argv runs needs to read
+// root, for an interactive run of a known agent; otherwise environ
+// unchanged. When the variable the agent needs is already set to a value
+// pbwrap cannot add to, environ is returned unchanged with an error that
+// says so.
+func agentEnv(argv, environ []string, root string) ([]string, error) {
+	a := findAgent(argv[0])
+	if a == nil || a.env == nil || !a.interactive(argv[1:]) {
+		return environ, nil
+	}
+	name := a.env.name
+	old := ""
+	for _, kv := range environ {
+		if hasKey(kv, name) {
+			old = kv[len(name)+1:] // The last one wins, as in getenv.
+		}
+	}
+	value, err := a.env.value(old, root)
+	if err != nil {
+		return environ, fmt.Errorf("%s: left %s as it was, so %s may ask before reading the saved pastes: %w", a.name, name, a.name, err)
+	}
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !hasKey(kv, name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value), nil
 }
 
 // agentArgs returns argv with what the agent it runs needs to read root,
@@ -146,4 +215,46 @@ func appendLast(argv []string, extra ...string) []string {
 		return append(out, argv[i:]...)
 	}
 	return append(slices.Clone(argv), extra...)
+}
+
+// opencodeConfig returns the OPENCODE_CONFIG_CONTENT that lets opencode
+// read below root without asking: old, the user's own value ("" for none),
+// with the rule "ROOT/**": "allow" added as the last of
+// permission.external_directory, and nothing else changed. opencode takes
+// the last rule that matches, so the rule decides for the root and only
+// for it; the other rules, and their order, are the user's. A permission
+// given as one action for all ("ask") is written as opencode reads it,
+// {"*": "ask"}, so that it still holds for everything else. A value that
+// is not a JSON object is an error: pbwrap leaves it to opencode.
+func opencodeConfig(old, root string) (string, error) {
+	top := jsonObject{}
+	if strings.TrimSpace(old) != "" {
+		var err error
+		if top, err = parseObject([]byte(old)); err != nil {
+			return "", fmt.Errorf("its value is not a JSON object: %w", err)
+		}
+	}
+	perm, err := opencodeRules(top.get("permission"))
+	if err != nil {
+		return "", fmt.Errorf("its permission is not an action or an object: %w", err)
+	}
+	ext, err := opencodeRules(perm.get("external_directory"))
+	if err != nil {
+		return "", fmt.Errorf("its permission.external_directory is not an action or an object: %w", err)
+	}
+	ext = ext.setLast(root+"/**", json.RawMessage(`"allow"`))
+	perm = perm.set("external_directory", ext.marshal())
+	return string(top.set("permission", perm.marshal()).marshal()), nil
+}
+
+// opencodeRules reads a permission value as opencode does: none (or null)
+// is no rule, one action stands for {"*": action}, an object lists rules.
+func opencodeRules(v json.RawMessage) (jsonObject, error) {
+	switch t := bytes.TrimSpace(v); {
+	case len(t) == 0 || string(t) == "null":
+		return jsonObject{}, nil
+	case t[0] == '"':
+		return jsonObject{{name: "*", value: t}}, nil
+	}
+	return parseObject(v)
 }

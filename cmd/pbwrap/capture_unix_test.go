@@ -284,7 +284,8 @@ func TestUnterminatedPaste(t *testing.T) {
 
 // The child's own bracketed-paste switches never reach the terminal,
 // other parameters of the same sequences do; the terminal gets the mode
-// on at start and off at exit.
+// on at start and off at exit, last, after the resets of what the child
+// left on (the alternate screen, a hidden cursor).
 func TestTerminalKeepsBracketedPaste(t *testing.T) {
 	term := startPbwrap(t, ptytest.Job{Steps: []string{"ready", "bp:on", "seq:altscreen-bp", "seq:bp-cursor", "bp:off", "print:END", "exit:0"}})
 	term.WantExit("exit 0")
@@ -293,7 +294,7 @@ func TestTerminalKeepsBracketedPaste(t *testing.T) {
 	if !strings.HasPrefix(out, "\x1b[?2004h") {
 		t.Errorf("terminal output starts %q, want bracketed paste turned on first", ptytest.Tail([]byte(out), 40))
 	}
-	if !strings.HasSuffix(out, "END\r\r\n\x1b[?2004l") { // The child's terminal is cooked: ONLCR.
+	if !strings.HasSuffix(out, "END\r\r\n\x1b[?1049l\x1b[?25h\x1b[?2004l") { // The child's terminal is cooked: ONLCR.
 		t.Errorf("terminal output ends %q, want bracketed paste turned off last", ptytest.Tail([]byte(out), 40))
 	}
 	if n := strings.Count(out, "2004"); n != 2 {

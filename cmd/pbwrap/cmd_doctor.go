@@ -12,14 +12,19 @@ import (
 
 var doctorCommand = &command{
 	name:    "doctor",
-	usage:   "doctor",
+	usage:   "doctor [--paste]",
 	summary: "check that pbwrap can do its job here, and say how to fix what stops it",
 	help: `Checks the root and each of its safety rules, the free space under it, the
 terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
 with DECRQM), the configuration and where each value came from, and the known
 agents on PATH: whether each can read the saved pastes and what pbwrap adds to
 its arguments. Exits 0 when all is well, 1 after listing each problem with
-its fix.`,
+its fix.
+
+--paste checks pastes instead, interactively: it asks you to paste some text
+at the terminal, and says whether the terminal marked it as a paste
+(bracketed paste), in what reads and with what pauses it came, and, if it
+was not marked, whether pbwrap would still catch it by its speed (--burst).`,
 	run: runDoctor,
 }
 
@@ -43,14 +48,25 @@ func (d *doctor) problem(what, fix string) {
 
 func runDoctor(c *command, cfg *config, args []string) error {
 	fs := c.flags()
+	paste := fs.Bool("paste", false, "")
 	if err := c.parse(fs, args, 0); err != nil {
 		return err
 	}
 	var d doctor
+	if *paste {
+		d.checkPaste(cfg)
+		return d.finish()
+	}
 	root := d.checkRoot(cfg)
 	d.checkTerminal()
 	d.showConfig(cfg)
 	d.checkAgents(cfg, root)
+	return d.finish()
+}
+
+// finish says that all is well, or lists each problem with its fix and
+// ends with exit status 1.
+func (d *doctor) finish() error {
 	if len(d.problems) == 0 {
 		fmt.Println("\nall is well")
 		return nil
@@ -172,10 +188,20 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 				}
 			}
 		}
+		if a.env != nil && root != "" {
+			if env, ok := d.agentEnvAdded(a, cfg, root); env != "" {
+				added = env
+			} else {
+				readable = readable && ok
+			}
+		}
 		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, path, added, a.note)
 		if !readable {
 			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
 				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", root, a.name))
+		}
+		if a.doctor != nil && root != "" && readable {
+			a.doctor(d, root)
 		}
 	}
 	if found == 0 {

@@ -12,8 +12,8 @@ import (
 
 var hookCommand = &command{
 	name:    "hook",
-	usage:   "hook claude|codex",
-	summary: "expand {{file:...}} references in an agent's edits, as its PreToolUse hook (claude, codex)",
+	usage:   "hook claude|codex|gemini|pi",
+	summary: "expand {{file:...}} references in an agent's edits, as its hook (claude, codex, gemini, pi)",
 	help: `pbwrap hook claude is a Claude Code PreToolUse hook. It reads the tool call
 Claude Code sends on standard input and, for Write (content), Edit
 (new_string), MultiEdit (edits[].new_string) and NotebookEdit (new_source),
@@ -81,6 +81,30 @@ patch still goes through Codex's approval policy and sandbox. Install it in
     }
   }
 
+pbwrap hook gemini is a Gemini CLI BeforeTool hook for write_file (content)
+and replace (new_string). It answers with the whole tool input, expanded, as
+hookSpecificOutput.tool_input, since Gemini CLI builds the call anew from
+that object alone, and no decision, so Gemini CLI's policy asks as it would
+have; a bad reference denies the call ("decision": "deny") with the reason.
+Install it in ~/.gemini/settings.json (the timeout is in milliseconds):
+
+  {
+    "hooks": {
+      "BeforeTool": [
+        {
+          "matcher": "^(write_file|replace)$",
+          "hooks": [{"type": "command", "command": "pbwrap hook gemini", "timeout": 30000}]
+        }
+      ]
+    }
+  }
+
+pbwrap hook pi speaks the same protocol for Pi's write (content) and edit
+(edits[].newText), as the tool_call event of a small Pi extension that
+replaces the tool's input with the answer or blocks the call with the reason:
+pbwrap help agents pi-extension prints the extension, to save as
+~/.pi/agent/extensions/pbwrap.ts.
+
 Input it cannot read is refused with exit status 2, which blocks the call:
 letting it through could write an unexpanded reference into a file.`,
 	run: runHook,
@@ -92,7 +116,7 @@ func runHook(c *command, cfg *config, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return c.usagef("want the agent: claude or codex")
+		return c.usagef("want the agent: claude, codex, gemini or pi")
 	}
 	var handle func([]byte, []string) ([]byte, error)
 	switch fs.Arg(0) {
@@ -100,8 +124,12 @@ func runHook(c *command, cfg *config, args []string) error {
 		handle = pasteref.ClaudeHook
 	case "codex":
 		handle = pasteref.CodexHook
+	case "gemini":
+		handle = pasteref.GeminiHook
+	case "pi":
+		handle = pasteref.PiHook
 	default:
-		return c.usagef("no hook for %q (there are hooks for claude and codex)", fs.Arg(0))
+		return c.usagef("no hook for %q (there are hooks for claude, codex, gemini and pi)", fs.Arg(0))
 	}
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
@@ -136,7 +164,8 @@ func hookDirs(cfg *config) []string {
 }
 
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
-// which Claude Code and Codex show to the model.
+// which Claude Code, Codex and Gemini CLI show to the model (and pbwrap's
+// Pi extension gives Pi as the reason).
 func hookRefused(err error) error {
 	fmt.Fprintf(os.Stderr, "pbwrap hook: %v\n", err)
 	return quietExit(2)

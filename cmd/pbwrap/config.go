@@ -55,6 +55,9 @@ type config struct {
 	logPath      string
 	ttl          time.Duration
 	pasteTimeout time.Duration
+	burst        capture.BurstMode
+
+	allowClipboardRead bool
 }
 
 // newSettings lists every setting with its default, in the order help
@@ -72,6 +75,16 @@ func newSettings() []*setting {
 		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(bracketed.PasteSilence),
 			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
+		{flag: "burst", env: "PBWRAP_BURST", arg: "MODE", value: capture.BurstAuto.String(),
+			help: "treat input that comes faster than typing as a paste, for terminals that do not bracket pastes: auto (until the terminal brackets one), on or off",
+			apply: func(s *setting, c *config) error {
+				m, err := capture.ParseBurstMode(s.value)
+				if err != nil {
+					return usagef("%s: %v", s.name(), err)
+				}
+				c.burst = m
+				return nil
+			}},
 		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions and fallbacks here",
 			apply: func(s *setting, c *config) error { c.logPath = s.value; return nil }},
 		{flag: "debug", env: "PBWRAP_DEBUG", value: "0",
@@ -83,6 +96,9 @@ func newSettings() []*setting {
 		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
 			help:  "do not add the flag that lets a known agent read the saved pastes (claude --add-dir=ROOT, gemini and qwen --include-directories ROOT)",
 			apply: boolean(func(c *config) *bool { return &c.noAgentArgs })},
+		{flag: "allow-clipboard-read", env: "PBWRAP_ALLOW_CLIPBOARD_READ", value: "0",
+			help:  "let COMMAND read the terminal's clipboard (OSC 52 and 5522 reads are dropped otherwise: text a tool prints could make the terminal type the clipboard into the agent)",
+			apply: boolean(func(c *config) *bool { return &c.allowClipboardRead })},
 		{flag: "off", env: "PBWRAP_OFF", value: "0", help: "run COMMAND directly, wrapping nothing",
 			apply: boolean(func(c *config) *bool { return &c.off })},
 	}

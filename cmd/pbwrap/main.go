@@ -10,10 +10,11 @@
 //	pbwrap clean [--all] [--older-than D] [--dry-run]
 //	                                        remove old saved pastes
 //	pbwrap doctor                           check the root, terminal and agents
+//	pbwrap reset-terminal                   undo the modes a crashed program left on
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
-//	pbwrap hook claude|codex                an agent's PreToolUse hook
+//	pbwrap hook claude|codex|gemini|pi      an agent's hook for its edits
 //	pbwrap version                          print pbwrap's version
-//	pbwrap help [COMMAND | agents]          print help
+//	pbwrap help [COMMAND | agents [AGENT]]  print help
 //
 // Run pbwrap --help for the flags and environment variables.
 //

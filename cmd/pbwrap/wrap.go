@@ -17,10 +17,11 @@ import (
 )
 
 // Terminal sequences pbwrap owns: bracketed paste on while it runs, so
-// that it sees every paste whatever the child does, and off on the way out.
-var (
-	bracketedOn  = []byte("\x1b[?2004h")
-	bracketedOff = []byte("\x1b[?2004l")
+// that it sees every paste whatever the child does, and off on the way out
+// (and at Ctrl-Z).
+const (
+	bracketedOn  = "\x1b[?2004h"
+	bracketedOff = "\x1b[?2004l"
 )
 
 // errNoUnix is wrap's error on a system without Unix terminals.
@@ -49,6 +50,7 @@ func wrap(cfg *config, argv []string) error {
 	s.logf = logs.logf
 	s.sayIfUnsaved()
 	if !cfg.noAgentArgs && s.root != "" {
+		s.agent = argv
 		argv = agentArgs(argv, s.root)
 	}
 	logs.debugf("start: %s, session %s, root %s", argv, s.id, s.root)
@@ -85,14 +87,18 @@ func passThrough(cfg *config) bool {
 
 // proxyConfig wires the paste capture filters between the terminal and
 // the command, and returns the input filter too, for what it has to say
-// at the end (see sayOrphans).
+// at the end (see sayOrphans). Each time pbwrap takes the terminal (at
+// start, on fg) it turns bracketed paste on and sets the child's modes
+// again; each time it gives it back (on every way out, at Ctrl-Z) it
+// undoes the modes the child left on, then turns bracketed paste off.
 func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs *logs) (ptyproxy.Config, *capture.Input) {
-	out := capture.NewOutput(logs.debugf)
+	out := capture.NewOutput(capture.OutputConfig{AllowClipboardRead: cfg.allowClipboardRead, Logf: logs.logf, Debugf: logs.debugf})
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
 		RefFormat: cfg.refFormat,
 		Silence:   cfg.pasteTimeout,
+		Burst:     cfg.burst,
 		Open:      s.open,
 		Mode:      out.Mode,
 		Logf:      logs.logf,
@@ -104,8 +110,8 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		Env:           s.childEnv(os.Environ()),
 		Input:         in,
 		Output:        out,
-		TerminalSetup: bracketedOn,
-		TerminalReset: bracketedOff,
+		TerminalSetup: func() []byte { return out.AppendRestore([]byte(bracketedOn)) },
+		TerminalReset: func() []byte { return append(out.AppendReset(nil), bracketedOff...) },
 		Logf:          logs.logf,
 	}, in
 }
@@ -195,6 +201,7 @@ type sessionOpener struct {
 	root    string // resolved, or "" when the root cannot even be named
 	rootErr error
 	logf    func(string, ...any)
+	agent   []string // the command as given, when pbwrap adds what a known agent needs to read the root (see childEnv)
 
 	mu     sync.Mutex
 	sess   *store.Session
@@ -327,7 +334,10 @@ func (s *sessionOpener) close() {
 }
 
 // childEnv is env with the session's variables set: PBWRAP_SESSION also
-// tells a nested pbwrap to step aside.
+// tells a nested pbwrap to step aside. A known agent that takes its read
+// permissions from the environment gets the root there too (agentEnv); a
+// value of the user's that pbwrap cannot add to is left alone, and the log
+// says so.
 func (s *sessionOpener) childEnv(env []string) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
@@ -342,6 +352,12 @@ func (s *sessionOpener) childEnv(env []string) []string {
 	out = append(out, "PBWRAP_SESSION="+id)
 	if s.root != "" && s.id != "" {
 		out = append(out, "PBWRAP_SESSION_DIR="+filepath.Join(s.root, s.id))
+	}
+	if s.agent != nil {
+		var err error
+		if out, err = agentEnv(s.agent, out, s.root); err != nil {
+			s.logf("%v", err)
+		}
 	}
 	return out
 }

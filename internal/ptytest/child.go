@@ -81,6 +81,8 @@ func (c *child) step(step string) (status int, done bool) {
 		c.bracketedPaste(arg == "on")
 	case "seq":
 		fmt.Print(childSeqs[arg])
+	case "write":
+		c.write(arg)
 	case "out":
 		_, _ = os.Stdout.Write(Pattern(atoi(arg)))
 	case "ready":
@@ -115,6 +117,17 @@ func (c *child) step(step string) (status int, done bool) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// write writes the Go string literal q ("\x1b[?1049h"), unquoted, to
+// stdout at once.
+func (c *child) write(q string) {
+	s, err := strconv.Unquote(q)
+	if err != nil {
+		c.logf("error write %q: %v", q, err)
+		return
+	}
+	_, _ = os.Stdout.WriteString(s)
 }
 
 // childSeqs are escape sequences the child can write by name.

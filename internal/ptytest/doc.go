@@ -43,6 +43,8 @@
 //	               (ESC[?2004h, ESC[?2004l), and report "bp on" or "bp off"
 //	seq:NAME       write a named escape sequence (altscreen-bp: ESC[?1049;2004h;
 //	               bp-cursor: ESC[?2004;25l)
+//	write:QUOTED   write the bytes of the Go string literal QUOTED
+//	               ("\x1b[?1049h"), as one write
 //	out:N          write N bytes of Pattern to stdout
 //	ready          write "READY" CRLF to stdout and report "ready"
 //	until-input:N  wait until the input file holds N bytes

@@ -45,6 +45,8 @@ func main() {
 	floodMB := flag.Int("flood-mb", 64, "megabytes of output per throughput run")
 	runs := flag.Int("runs", 5, "throughput runs per variant")
 	other := flag.String("compare", "", "a second pbwrap binary to measure beside the first (pbwrap2)")
+	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst): the burst detector's cost")
+	flag.DurationVar(&keyInterval, "key-interval", keyInterval, "time between two keystrokes to the same variant")
 	pasteMB := flag.String("paste-mb", "1,100", "sizes in MB of the pastes to time, comma-separated (empty: none)")
 	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of pastes up to 10 MB (larger ones: 1)")
 	flag.Parse()
@@ -53,7 +55,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchdriver: -paste-mb:", err)
 		os.Exit(2)
 	}
-	if err := run(*pbwrap, *other, *keys, *floodMB, *runs, sizes, *pasteRuns); err != nil {
+	if err := run(variants(*pbwrap, *other, *noBurst), *keys, *floodMB, *runs, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
 	}
@@ -65,7 +67,7 @@ type variant struct {
 	argv func(child []string) []string
 }
 
-func variants(pbwrap, other string) []variant {
+func variants(pbwrap, other string, noBurst bool) []variant {
 	vs := []variant{
 		{"direct", func(child []string) []string { return child }},
 		{"pbwrap", func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }},
@@ -73,6 +75,9 @@ func variants(pbwrap, other string) []variant {
 	}
 	if other != "" {
 		vs = append(vs, variant{"pbwrap2", func(child []string) []string { return append([]string{other, "--"}, child...) }})
+	}
+	if noBurst {
+		vs = append(vs, variant{noBurstName, func(child []string) []string { return append([]string{pbwrap, "--burst", "off", "--"}, child...) }})
 	}
 	return vs
 }
@@ -92,12 +97,11 @@ func scriptArgv(goos string, child []string) []string {
 	return []string{"script", "-q", "-c", strings.Join(quoted, " "), "/dev/null"}
 }
 
-func run(pbwrap, other string, keys, floodMB, runs int, pasteMB []int, pasteRuns int) error {
+func run(vs []variant, keys, floodMB, runs int, pasteMB []int, pasteRuns int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	vs := variants(pbwrap, other)
 	fmt.Printf("pbwrap against the same child run directly and under script(1); ratios to direct\n\n")
 
 	lat, err := measureLatency(self, vs, keys)
@@ -348,7 +352,17 @@ func tailOf(b []byte) []byte {
 	return b
 }
 
-// measureLatency types one key at a time into each variant in turn and
+// noBurstName is the variant of pbwrap with its burst detector off.
+const noBurstName = "pbwrap-noburst"
+
+// keyInterval is the time between two keystrokes to the same variant
+// (-key-interval): a person's typing, which pbwrap passes at once. Keys
+// closer than bracketed.BurstInterval, three in a row, are a burst to
+// pbwrap, held until it ends: no one types 2000 keys a second.
+var keyInterval = 20 * time.Millisecond
+
+// measureLatency types one key at a time into each variant in turn, a
+// round every keyInterval, each round starting with the next variant, and
 // times its echo: the keystroke round trip through the wrapper and back.
 func measureLatency(self string, vs []variant, keys int) ([][]time.Duration, error) {
 	procs := make([]*running, len(vs))
@@ -365,9 +379,14 @@ func measureLatency(self string, vs []variant, keys int) ([][]time.Duration, err
 	}
 	samples := make([][]time.Duration, len(vs))
 	buf := make([]byte, 64)
+	next := time.Now()
 	for k := range keys {
+		time.Sleep(time.Until(next))
+		next = time.Now().Add(keyInterval)
 		key := []byte{'a' + byte(k%26)}
-		for i, r := range procs {
+		for j := range procs {
+			i := (j + k) % len(procs) // Each variant in each place of the round in turn: none always first.
+			r := procs[i]
 			t0 := time.Now()
 			if _, err := r.master.Write(key); err != nil {
 				return nil, fmt.Errorf("%s: type: %w", vs[i].name, err)
@@ -464,6 +483,18 @@ func report(vs []variant, lat [][]time.Duration, thr, cpu [][]float64, floodMB i
 	row("keystroke p99", func(i int) float64 { return float64(p(lat[i], 0.99).Microseconds()) }, "µs", us)
 	row(fmt.Sprintf("output MB/s (%d MB, median)", floodMB), func(i int) float64 { return median(thr[i]) }, "", func(x float64) string { return fmt.Sprintf("%.0f", x) })
 	row("CPU s for that output", func(i int) float64 { return median(cpu[i]) }, "", func(x float64) string { return fmt.Sprintf("%.2f", x) })
+	reportBurst(vs, lat, p)
+}
+
+// reportBurst gives pbwrap's keystroke latency with its burst detector on
+// (the default) over that with it off, when both were measured.
+func reportBurst(vs []variant, lat [][]time.Duration, p func([]time.Duration, float64) time.Duration) {
+	on, off := slices.IndexFunc(vs, func(v variant) bool { return v.name == "pbwrap" }), slices.IndexFunc(vs, func(v variant) bool { return v.name == noBurstName })
+	if on < 0 || off < 0 {
+		return
+	}
+	ratio := func(q float64) float64 { return float64(p(lat[on], q)) / float64(p(lat[off], q)) }
+	fmt.Printf("\nkeystroke latency, burst detector on / off: p50 %.2fx, p90 %.2fx, p99 %.2fx\n", ratio(0.5), ratio(0.9), ratio(0.99))
 }
 
 // childMain is the measured program: child-echo writes back every byte it

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pbwrap/pbwrap/bracketed"
+	"golang.org/x/term"
+)
+
+// resetTerminalCommand undoes at the terminal what a program left on when
+// it could not clean up: one that ran without pbwrap, or a pbwrap killed
+// with SIGKILL. pbwrap does the same for its own child on every way out,
+// with the resets of exactly what the child left on.
+var resetTerminalCommand = &command{
+	name:    "reset-terminal",
+	usage:   "reset-terminal",
+	summary: "undo the modes a crashed or killed program left on at this terminal",
+	help: `Writes to the terminal (standard output when it is one, else /dev/tty) what
+turns off the modes a program can leave on when it crashes or is killed: the
+alternate screen, mouse reporting, focus events, the kitty keyboard protocol
+(the reason Ctrl-C can print 9;5u), modifyOtherKeys, application cursor keys
+and keypad, a hidden cursor, a cursor style, no autowrap, a synchronized
+update, bracketed paste; and text attributes back to normal. Nothing else is
+cleared. pbwrap does this itself whenever the program it wraps ends or is
+suspended; this is for when it could not. If typing still misbehaves, run
+stty sane too.`,
+	run: runResetTerminal,
+}
+
+// sgrReset sets text attributes (colors, bold, underline) back to normal.
+const sgrReset = "\x1b[m"
+
+func runResetTerminal(c *command, _ *config, args []string) error {
+	if err := c.parse(c.flags(), args, 0); err != nil {
+		return err
+	}
+	w, closeTerminal, err := controllingTerminal()
+	if err != nil {
+		return fmt.Errorf("reset-terminal: %w", err)
+	}
+	defer closeTerminal()
+	if _, err := w.Write(fullReset()); err != nil {
+		return fmt.Errorf("reset-terminal: %w", err)
+	}
+	return nil
+}
+
+// fullReset is what reset-terminal writes: the reset of every mode pbwrap
+// follows in its child's output, bracketed paste off, plain text.
+func fullReset() []byte {
+	b := bracketed.AppendFullReset(nil)
+	b = append(b, bracketedOff...)
+	return append(b, sgrReset...)
+}
+
+// controllingTerminal returns the terminal to write to: standard output
+// when it is a terminal, else the process's controlling terminal, with
+// what closes it.
+func controllingTerminal() (io.Writer, func(), error) {
+	if term.IsTerminal(int(os.Stdout.Fd())) {
+		return os.Stdout, func() {}, nil
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("no terminal: standard output is not one, and %w", err)
+	}
+	return f, func() { _ = f.Close() }, nil // Best effort.
+}

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/capture"
+)
+
+// pbwrap doctor --paste: the user pastes at the terminal, and doctor says
+// how the paste came (bracketed or not, in what reads, with what pauses)
+// and whether pbwrap would catch it. The terminal is read on Unix
+// (doctor_paste_unix.go); what was read is looked at here, with the same
+// parser and burst detector that pbwrap runs.
+
+// The paste check's timing.
+const (
+	// pasteWait bounds the wait for the paste: time to find something to
+	// copy, and paste it.
+	pasteWait = 60 * time.Second
+
+	// pasteQuiet ends the paste once input has come and the terminal has
+	// sent nothing for this long (a bracketed paste ends at its end
+	// marker): forty times bracketed.BurstGap, so that doctor sees, and
+	// reports, the pauses that split a paste into bursts.
+	pasteQuiet = time.Second
+)
+
+// pastePrompt is what the check asks, on the terminal.
+const pastePrompt = "pbwrap doctor: paste some text of a few lines now, as you would into an agent\r\n" +
+	"(it is only measured: not shown, not saved; Ctrl-C skips). Waiting %s...\r\n"
+
+// Bytes of the check.
+const (
+	bracketedPasteOn  = "\x1b[?2004h"
+	bracketedPasteOff = "\x1b[?2004l"
+	ctrlC             = 0x03
+)
+
+// A pasteRead is one read of the terminal during the check.
+type pasteRead struct {
+	at time.Duration // since the first read
+	n  int
+}
+
+// A pasteSample is what the check saw of the paste. It keeps no text.
+type pasteSample struct {
+	reads     []pasteRead
+	bytes     int64 // without the markers
+	lines     int64 // CR, LF and CRLF each end one; text after the last is one more
+	bracketed bool  // a paste start marker came
+	ended     bool  // ... and its end marker
+	cancelled bool  // the first input was Ctrl-C
+	burstMode capture.BurstMode
+	bursts    []int64 // the bytes of each burst pbwrap would take for a paste
+	typed     int64   // the bytes pbwrap would pass as typed, outside bracketed pastes
+}
+
+// A pasteProbe runs what the terminal sends through bracketed.Parser and,
+// unless the mode is off, bracketed.Burst, as capture.Input does, with the
+// times of the reads, and counts what they make of it.
+type pasteProbe struct {
+	s        pasteSample
+	parser   *bracketed.Parser
+	burst    *bracketed.Burst
+	first    time.Time
+	now      time.Time // of the read being looked at
+	deadline time.Time
+	lastCR   bool // the last byte counted was CR
+	midLine  bool // ... was not CR or LF: a last line without a newline
+}
+
+func newPasteProbe(mode capture.BurstMode) *pasteProbe {
+	p := &pasteProbe{s: pasteSample{burstMode: mode}}
+	p.parser = bracketed.NewParser(probeParser{p})
+	if mode != capture.BurstOff {
+		p.burst = bracketed.NewBurst(probeBursts{p})
+	}
+	return p
+}
+
+// feed looks at one read, made at time at. Deadlines that passed before it
+// are flushed first, as ptyproxy does when nothing arrives by then.
+func (p *pasteProbe) feed(b []byte, at time.Time) {
+	if len(p.s.reads) == 0 {
+		p.first = at
+		p.s.cancelled = len(b) == 1 && b[0] == ctrlC
+	}
+	p.s.reads = append(p.s.reads, pasteRead{at: at.Sub(p.first), n: len(b)})
+	p.flushUntil(at)
+	p.now = at
+	p.deadline = p.next(p.parser.Write(b, at))
+}
+
+// finish ends the input and returns the sample.
+func (p *pasteProbe) finish() *pasteSample {
+	p.flushUntil(time.Time{})
+	p.parser.Close()
+	if p.burst != nil {
+		p.burst.End()
+	}
+	if p.midLine {
+		p.s.lines++
+	}
+	return &p.s
+}
+
+// started reports whether anything has been read; done, whether the
+// paste is over: its end marker, or Ctrl-C, came.
+func (p *pasteProbe) started() bool { return len(p.s.reads) > 0 }
+func (p *pasteProbe) done() bool    { return p.s.ended || p.s.cancelled }
+
+// flushUntil flushes every deadline up to at (all of them if at is zero).
+func (p *pasteProbe) flushUntil(at time.Time) {
+	for !p.deadline.IsZero() && (at.IsZero() || !at.Before(p.deadline)) {
+		p.now = p.deadline
+		d := p.parser.Flush(p.now)
+		if p.burst != nil {
+			p.burst.Flush(p.now)
+		}
+		p.deadline = p.next(d)
+	}
+}
+
+// next is the earlier of the parser's deadline d and the open burst's.
+func (p *pasteProbe) next(d time.Time) time.Time {
+	if p.burst == nil {
+		return d
+	}
+	b := p.burst.Deadline()
+	if d.IsZero() || !b.IsZero() && b.Before(d) {
+		return b
+	}
+	return d
+}
+
+// count adds text to the totals.
+func (p *pasteProbe) count(b []byte) {
+	p.s.bytes += int64(len(b))
+	for _, c := range b {
+		if c == '\r' || c == '\n' && !p.lastCR {
+			p.s.lines++
+		}
+		p.lastCR = c == '\r'
+		p.midLine = c != '\r' && c != '\n'
+	}
+}
+
+// probeParser receives the parser's events.
+type probeParser struct{ p *pasteProbe }
+
+func (e probeParser) Typed(b []byte) {
+	if e.p.burst != nil {
+		e.p.burst.Write(b, e.p.now)
+		return
+	}
+	e.p.s.typed += int64(len(b))
+	e.p.count(b)
+}
+
+func (e probeParser) PasteStart() {
+	if e.p.burst != nil {
+		e.p.burst.End()
+	}
+	e.p.s.bracketed = true
+}
+
+func (e probeParser) PasteData(b []byte) { e.p.count(b) }
+func (e probeParser) PasteEnd()          { e.p.s.ended = e.p.s.bracketed }
+
+func (e probeParser) StrayEnd() {
+	if e.p.burst != nil {
+		e.p.burst.End()
+	}
+}
+
+// probeBursts receives the burst detector's events.
+type probeBursts struct{ p *pasteProbe }
+
+func (e probeBursts) Typed(b []byte) { e.p.s.typed += int64(len(b)); e.p.count(b) }
+func (e probeBursts) PasteStart()    { e.p.s.bursts = append(e.p.s.bursts, 0) }
+func (e probeBursts) PasteData(b []byte) {
+	e.p.s.bursts[len(e.p.s.bursts)-1] += int64(len(b))
+	e.p.count(b)
+}
+func (e probeBursts) PasteEnd() {}
+func (e probeBursts) StrayEnd() {}
+
+// A pasteReport is what doctor says of a sample: lines to print, and the
+// problem with its fix, if there is one.
+type pasteReport struct {
+	lines        []string
+	problem, fix string
+}
+
+// The fixes doctor --paste gives.
+const (
+	fixAgain   = "run pbwrap doctor --paste again, and paste when it asks"
+	fixTermNow = "use a terminal that brackets pastes (xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal, VS Code do); inside tmux, paste with prefix ] or paste-buffer -p"
+)
+
+// describePaste says what the sample shows.
+func describePaste(s *pasteSample) pasteReport {
+	switch {
+	case s.cancelled:
+		return pasteReport{lines: []string{"skipped (Ctrl-C)"}, problem: "no paste was checked", fix: fixAgain}
+	case len(s.reads) == 0:
+		return pasteReport{lines: []string{"nothing was pasted within " + shortDuration(pasteWait)}, problem: "no paste was checked", fix: fixAgain}
+	}
+	r := pasteReport{lines: []string{
+		fmt.Sprintf("received %d bytes, %d lines, %s", s.bytes, s.lines, describeReads(s.reads)),
+	}}
+	switch {
+	case s.bracketed && s.ended:
+		r.lines = append(r.lines, "bracketed: yes: the terminal marks its pastes, so pbwrap sees each one whole")
+	case s.bracketed:
+		r.lines = append(r.lines, "bracketed: the terminal sent a paste's start marker, but not its end marker")
+		r.problem, r.fix = "the terminal began a bracketed paste and never ended it: pbwrap ends such a paste after --paste-timeout", fixTermNow
+	default:
+		r.lines = append(r.lines, "bracketed: no: the terminal sends a paste as if it were typed; pbwrap can tell it only by its speed (--burst)")
+		r.describeBursts(s)
+	}
+	return r
+}
+
+// describeReads says in what reads, and with what pauses, the input came.
+func describeReads(reads []pasteRead) string {
+	if len(reads) == 1 {
+		return "in one read"
+	}
+	sizes := make([]int, len(reads))
+	var longest time.Duration
+	for i, rd := range reads {
+		sizes[i] = rd.n
+		if i > 0 {
+			longest = max(longest, rd.at-reads[i-1].at)
+		}
+	}
+	slices.Sort(sizes)
+	return fmt.Sprintf("in %d reads over %v, of %d to %d bytes (median %d), the longest pause between reads %v",
+		len(reads), roundDuration(reads[len(reads)-1].at), sizes[0], sizes[len(sizes)-1], sizes[len(sizes)/2], roundDuration(longest))
+}
+
+// describeBursts says what the burst detector made of an unbracketed
+// paste.
+func (r *pasteReport) describeBursts(s *pasteSample) {
+	switch {
+	case s.burstMode == capture.BurstOff:
+		r.lines = append(r.lines, "bursts: not looked for (--burst off): every paste goes in as text")
+		r.problem, r.fix = "the terminal does not bracket pastes and --burst is off, so large pastes go in as text",
+			"drop --burst off (or PBWRAP_BURST=off), or "+fixTermNow
+	case len(s.bursts) == 1:
+		line := fmt.Sprintf("bursts (--burst %v): caught, as one paste of %d bytes", s.burstMode, s.bursts[0])
+		if s.typed > 0 {
+			line += fmt.Sprintf(" (%d bytes before it came as typed, before pbwrap could tell)", s.typed)
+		}
+		r.lines = append(r.lines, line)
+	case len(s.bursts) > 1:
+		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): split into %d pastes: the terminal paused longer than the %v that pbwrap waits within a paste",
+			s.burstMode, len(s.bursts), bracketed.BurstGap))
+		r.problem = fmt.Sprintf("this terminal pauses for more than %v within a paste, so pbwrap splits a large paste into several", bracketed.BurstGap)
+		r.fix = fixTermNow
+	default:
+		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): none: it came a few characters at a time, as typing does", s.burstMode))
+		r.problem, r.fix = "pbwrap cannot tell this terminal's pastes from typing", fixTermNow
+	}
+}
+
+// roundDuration rounds d for a person: to 0.1 ms under a second.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// checkPaste runs the paste check at the terminal and reports it.
+func (d *doctor) checkPaste(cfg *config) {
+	fmt.Println("paste:")
+	s, err := pasteAtTerminal(cfg.burst)
+	if err != nil {
+		fmt.Printf("  not checked: %v\n", err)
+		d.problem(fmt.Sprintf("the paste check needs the terminal: %v", err), "run pbwrap doctor --paste in the terminal you paste in")
+		return
+	}
+	r := describePaste(s)
+	for _, line := range r.lines {
+		fmt.Printf("  %s\n", line)
+	}
+	if r.problem != "" {
+		d.problem(r.problem, r.fix)
+	}
+}

@@ -1,0 +1,107 @@
+//go:build darwin || freebsd || linux
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"golang.org/x/sys/unix"
+)
+
+// pasteReadSize is the size of the check's reads: ptyproxy's, so that a
+// paste comes in the same reads as it would to pbwrap.
+const pasteReadSize = 32 << 10
+
+// pasteAtTerminal runs the paste check on the controlling terminal.
+func pasteAtTerminal(mode capture.BurstMode) (*pasteSample, error) {
+	tty, err := openTTY("/dev/tty")
+	if errors.Is(err, unix.ENXIO) {
+		return nil, errNotATerminal
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer tty.Close()
+	return pasteCheck{wait: pasteWait, quiet: pasteQuiet}.run(tty, mode)
+}
+
+// A pasteCheck asks the user to paste, and measures what the terminal
+// sends.
+type pasteCheck struct {
+	wait  time.Duration // for the paste to begin
+	quiet time.Duration // after its last input, when it has no end marker
+}
+
+// run asks for a paste on tty and reads it: until its end marker, a
+// Ctrl-C first, c.quiet without input after some came, or c.wait without
+// any. It is read as doctor's terminal query reads (terminalQuery.ask):
+// through tty's descriptor in blocking mode, in non-canonical mode with
+// VMIN 0 and VTIME readTick, since Go gives a terminal no read deadline on
+// macOS; with no echo and no signal keys, and no input translation (CR
+// stays CR), so that the bytes are the terminal's. Bracketed paste is on
+// while it reads, as pbwrap turns it on, so that a terminal that supports
+// it marks the paste. The terminal's settings are restored, and
+// bracketed paste turned off, on every return; input that comes after the
+// read that ended the paste is left for the shell.
+func (c pasteCheck) run(tty *os.File, mode capture.BurstMode) (s *pasteSample, err error) {
+	saved, err := ptyio.GetTermios(tty)
+	if err != nil {
+		return nil, fmt.Errorf("read terminal settings: %w", err)
+	}
+	defer func() {
+		_, werr := tty.WriteString(bracketedPasteOff)
+		if rerr := ptyio.SetTermios(tty, saved); rerr != nil && err == nil {
+			err = fmt.Errorf("restore terminal settings: %w", rerr)
+		}
+		if werr != nil && err == nil {
+			err = fmt.Errorf("turn bracketed paste off: %w", werr)
+		}
+	}()
+	if err := ptyio.SetTermios(tty, pasteMode(saved)); err != nil {
+		return nil, fmt.Errorf("set terminal to raw mode: %w", err)
+	}
+	if _, err := fmt.Fprintf(tty, bracketedPasteOn+pastePrompt, shortDuration(c.wait)); err != nil {
+		return nil, fmt.Errorf("write the question: %w", err)
+	}
+	probe := newPasteProbe(mode)
+	if err := c.read(tty, probe); err != nil {
+		return nil, err
+	}
+	return probe.finish(), nil
+}
+
+// read feeds probe what tty sends, with the time of each read, until the
+// paste is over (see run).
+func (c pasteCheck) read(tty *os.File, probe *pasteProbe) error {
+	buf := make([]byte, pasteReadSize)
+	begin := time.Now()
+	var last time.Time
+	for !probe.done() {
+		n, err := tty.Read(buf)
+		now := time.Now()
+		switch {
+		case n > 0:
+			probe.feed(buf[:n], now)
+			last = now
+		case err != nil && err != io.EOF: // EOF: VTIME passed without a byte.
+			return fmt.Errorf("read the paste: %w", err)
+		case probe.started() && now.Sub(last) >= c.quiet, !probe.started() && now.Sub(begin) >= c.wait:
+			return nil
+		}
+	}
+	return nil
+}
+
+// pasteMode returns saved changed for the check: questionMode, and no
+// input translation or flow control, as in pbwrap's raw mode.
+func pasteMode(saved *unix.Termios) *unix.Termios {
+	raw := questionMode(saved)
+	raw.Iflag &^= unix.ICRNL | unix.INLCR | unix.IGNCR | unix.IXON | unix.ISTRIP
+	return raw
+}

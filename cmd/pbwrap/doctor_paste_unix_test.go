@@ -1,0 +1,278 @@
+//go:build darwin || freebsd || linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"github.com/pbwrap/pbwrap/internal/ptytest"
+)
+
+// pasteQuietTest ends a paste without markers in the tests: past the
+// pauses of the terminals played here, short enough not to slow them.
+const pasteQuietTest = 300 * time.Millisecond
+
+// TestPasteCheck plays the terminal on the master side of a PTY while
+// pbwrap doctor --paste's check runs on its slave side, opened as doctor
+// opens /dev/tty: the terminal answers the question with a paste,
+// bracketed or not, at once or in VS Code's chunks, with typing, with
+// nothing, or with Ctrl-C. The check reports what it saw, and what pbwrap
+// would make of it, and leaves the terminal as it was: its settings, and
+// nothing unread.
+func TestPasteCheck(t *testing.T) {
+	body := numberedLines(600, "pasted")
+	for _, tc := range []struct {
+		name    string
+		mode    capture.BurstMode
+		wait    time.Duration
+		play    func(master *os.File)
+		check   func(t *testing.T, s *pasteSample)
+		problem string // in the report's problem; "" for none
+	}{
+		{
+			name: "bracketed",
+			mode: capture.BurstAuto,
+			play: writeAll(pasteStart + body + pasteEnd),
+			check: func(t *testing.T, s *pasteSample) {
+				if !s.bracketed || !s.ended || s.bytes != int64(len(body)) || s.lines != 600 || len(s.bursts) != 0 {
+					t.Errorf("sample %+v, want a bracketed paste of %d bytes, 600 lines", summary(s), len(body))
+				}
+			},
+		},
+		{
+			name: "without markers, at once",
+			mode: capture.BurstAuto,
+			play: writeAll(body),
+			check: func(t *testing.T, s *pasteSample) {
+				if s.bracketed || len(s.bursts) != 1 || s.bursts[0] != int64(len(body)) || s.typed != 0 {
+					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
+				}
+			},
+		},
+		{
+			name: "without markers, 50 bytes every 5 ms",
+			mode: capture.BurstAuto,
+			play: func(master *os.File) { writeChunks(master, body, vsCodeChunk, vsCodeInterval) },
+			check: func(t *testing.T, s *pasteSample) {
+				if len(s.reads) < 2 || s.bytes != int64(len(body)) {
+					t.Errorf("sample %+v, want %d bytes in several reads", summary(s), len(body))
+				}
+				// The check's own reads may pause longer than the writes
+				// did, on a loaded machine: one burst exactly when they
+				// did not.
+				if longestPause(s.reads) < bracketed.BurstGap && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
+					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
+				}
+				if longestPause(s.reads) >= bracketed.BurstGap && len(s.bursts) < 2 {
+					t.Errorf("sample %+v, want it split where the reads paused %v", summary(s), longestPause(s.reads))
+				}
+			},
+		},
+		{
+			name: "typing",
+			mode: capture.BurstAuto,
+			play: func(master *os.File) {
+				for _, key := range []string{"a", "\r"} {
+					time.Sleep(30 * time.Millisecond)
+					_, _ = master.WriteString(key)
+				}
+			},
+			check: func(t *testing.T, s *pasteSample) {
+				if s.bracketed || len(s.bursts) != 0 || s.typed != 2 {
+					t.Errorf("sample %+v, want 2 bytes typed, no burst", summary(s))
+				}
+			},
+			problem: "cannot tell this terminal's pastes from typing",
+		},
+		{
+			name:    "without markers, --burst off",
+			mode:    capture.BurstOff,
+			play:    writeAll(body),
+			check:   func(*testing.T, *pasteSample) {},
+			problem: "--burst is off",
+		},
+		{
+			name:    "nothing",
+			mode:    capture.BurstAuto,
+			wait:    200 * time.Millisecond,
+			play:    func(*os.File) {},
+			check:   func(*testing.T, *pasteSample) {},
+			problem: "no paste was checked",
+		},
+		{
+			name:    "Ctrl-C",
+			mode:    capture.BurstAuto,
+			play:    writeAll("\x03"),
+			check:   func(*testing.T, *pasteSample) {},
+			problem: "no paste was checked",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			master, slave := openTestPTY(t)
+			before, err := ptyio.GetTermios(slave)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := pasteCheck{wait: ptytest.Watchdog / 2, quiet: pasteQuietTest}
+			if tc.wait > 0 {
+				c.wait = tc.wait
+			}
+			done := runPasteCheck(t, c, slave.Name(), tc.mode)
+			shown := readMaster(t, master, "Waiting")
+			if !strings.HasPrefix(shown, bracketedPasteOn+"pbwrap doctor: paste some text") {
+				t.Errorf("the terminal was shown %q, want bracketed paste on, then the question", shown)
+			}
+			tc.play(master)
+			s := waitPasteCheck(t, done)
+			tc.check(t, s)
+			if r := describePaste(s); !strings.Contains(r.problem, tc.problem) || (tc.problem == "") != (r.problem == "") {
+				t.Errorf("report %q, problem %q; want a problem with %q", r.lines, r.problem, tc.problem)
+			}
+			if shown := readMaster(t, master, bracketedPasteOff); !strings.HasSuffix(shown, bracketedPasteOff) {
+				t.Errorf("the terminal was shown %q at the end, want bracketed paste off", shown)
+			}
+			if after, err := ptyio.GetTermios(slave); err != nil || *after != *before {
+				t.Errorf("termios after the check:\n%+v, %v\nwant\n%+v", after, err, before)
+			}
+			if read := shellReads(t, master, slave.Name()); read != sentinel {
+				t.Errorf("the shell then reads %q, want %q", read, sentinel)
+			}
+		})
+	}
+}
+
+// What doctor --paste says of each kind of sample.
+func TestDescribePaste(t *testing.T) {
+	reads := []pasteRead{{0, 4095}, {100 * time.Microsecond, 4095}, {300 * time.Microsecond, 1000}}
+	for _, tc := range []struct {
+		name    string
+		s       pasteSample
+		says    []string
+		problem string
+	}{
+		{"bracketed", pasteSample{reads: reads, bytes: 9180, lines: 300, bracketed: true, ended: true, burstMode: capture.BurstAuto},
+			[]string{"received 9180 bytes, 300 lines, in 3 reads over 300µs, of 1000 to 4095 bytes (median 4095), the longest pause between reads 200µs", "bracketed: yes"}, ""},
+		{"one burst", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{9180}},
+			[]string{"bracketed: no", "bursts (--burst auto): caught, as one paste of 9180 bytes"}, ""},
+		{"one burst after typing", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstOn, bursts: []int64{9178}, typed: 2},
+			[]string{"bursts (--burst on): caught, as one paste of 9178 bytes (2 bytes before it came as typed"}, ""},
+		{"split", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{4095, 5085}},
+			[]string{"split into 2 pastes: the terminal paused longer than the " + bracketed.BurstGap.String()}, "splits a large paste into several"},
+		{"typing", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, typed: 9180},
+			[]string{"bursts (--burst auto): none"}, "cannot tell"},
+		{"off", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstOff, typed: 9180},
+			[]string{"not looked for (--burst off)"}, "--burst is off"},
+		{"no end marker", pasteSample{reads: reads[:1], bytes: 4089, bracketed: true, burstMode: capture.BurstAuto},
+			[]string{"in one read", "not its end marker"}, "never ended it"},
+		{"nothing", pasteSample{}, []string{"nothing was pasted within 1m"}, "no paste was checked"},
+		{"cancelled", pasteSample{reads: reads[:1], cancelled: true}, []string{"skipped (Ctrl-C)"}, "no paste was checked"},
+	} {
+		r := describePaste(&tc.s)
+		text := strings.Join(r.lines, "\n")
+		for _, want := range tc.says {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: report\n%s\nwant it to say %q", tc.name, text, want)
+			}
+		}
+		if !strings.Contains(r.problem, tc.problem) || (tc.problem == "") != (r.problem == "") || (r.problem == "") != (r.fix == "") {
+			t.Errorf("%s: problem %q, fix %q; want a problem with %q and its fix", tc.name, r.problem, r.fix, tc.problem)
+		}
+	}
+}
+
+// longestPause is the longest time between two reads.
+func longestPause(reads []pasteRead) time.Duration {
+	var longest time.Duration
+	for i := 1; i < len(reads); i++ {
+		longest = max(longest, reads[i].at-reads[i-1].at)
+	}
+	return longest
+}
+
+// summary is a sample without its reads, for messages.
+func summary(s *pasteSample) string {
+	c := *s
+	c.reads = nil
+	return fmt.Sprintf("%+v in %d reads", c, len(s.reads))
+}
+
+// writeAll returns a play that writes p in one write.
+func writeAll(p string) func(*os.File) {
+	return func(master *os.File) { _, _ = master.WriteString(p) }
+}
+
+// writeChunks writes p in chunks of size bytes, spacing apart.
+func writeChunks(master *os.File, p string, size int, spacing time.Duration) {
+	var prev time.Time
+	for len(p) > 0 {
+		n := min(size, len(p))
+		time.Sleep(time.Until(prev.Add(spacing)))
+		prev = time.Now()
+		_, _ = master.WriteString(p[:n])
+		p = p[n:]
+	}
+}
+
+type pasteResult struct {
+	s   *pasteSample
+	err error
+}
+
+// runPasteCheck runs c on the terminal at path, opened as doctor opens
+// /dev/tty, in the background.
+func runPasteCheck(t *testing.T, c pasteCheck, path string, mode capture.BurstMode) <-chan pasteResult {
+	t.Helper()
+	tty, err := openTTY(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan pasteResult, 1)
+	go func() { // Ends when the check does, or is left behind at the watchdog.
+		defer tty.Close()
+		s, err := c.run(tty, mode)
+		done <- pasteResult{s, err}
+	}()
+	return done
+}
+
+// waitPasteCheck waits for the check's sample, failing the test at the
+// watchdog.
+func waitPasteCheck(t *testing.T, done <-chan pasteResult) *pasteSample {
+	t.Helper()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("the check: %v", r.err)
+		}
+		return r.s
+	case <-time.After(ptytest.Watchdog):
+		t.Fatalf("watchdog: the check did not return")
+		return nil
+	}
+}
+
+// readMaster reads what the terminal is shown until want.
+func readMaster(t *testing.T, master *os.File, want string) string {
+	t.Helper()
+	if err := master.SetReadDeadline(time.Now().Add(ptytest.Watchdog)); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	buf := make([]byte, 1024)
+	for !bytes.Contains(got, []byte(want)) {
+		n, err := master.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("the terminal was shown %q, then: %v", got, err)
+		}
+	}
+	return string(got)
+}
