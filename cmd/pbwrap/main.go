@@ -9,7 +9,7 @@
 //	pbwrap stats                            count what was kept out of context
 //	pbwrap clean [--all] [--older-than D] [--dry-run]
 //	                                        remove old saved pastes
-//	pbwrap doctor                           check the root, terminal and agents
+//	pbwrap doctor [--paste]                 check the root, terminal and agents
 //	pbwrap reset-terminal                   undo the modes a crashed program left on
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
 //	pbwrap hook claude|codex|gemini|pi      an agent's hook for its edits
