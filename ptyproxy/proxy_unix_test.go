@@ -122,14 +122,12 @@ func TestFloodBothWays(t *testing.T) {
 	term := start(t, ptytest.Job{Steps: []string{"raw", "ready", fmt.Sprintf("out:%d", out), "record", fmt.Sprintf("until-input:%d", in), "exit:0"}})
 	term.WaitReport("ready")
 	input := bytes.Repeat([]byte("0123456789abcdef"), in/16)
-	written := make(chan struct{})
-	go func() { // Ends when all input is written, or at cleanup when the terminal closes.
-		defer close(written)
-		_, _ = term.Master.Write(input)
-	}()
+	written := term.TypeAsync(input)
 	got := term.WaitInput(in)
 	term.WantExit("exit 0")
-	<-written
+	if err := <-written; err != nil {
+		t.Fatalf("write to terminal: %v", err)
+	}
 	if !bytes.Equal(got, input) {
 		t.Fatalf("child got %d bytes of input, want %d", len(got), in)
 	}

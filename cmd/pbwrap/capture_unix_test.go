@@ -398,13 +398,11 @@ func TestPeakRSSBounded(t *testing.T) {
 		term := startCapture(t, true)
 		line := strings.Repeat("x", 99) + "\r"
 		body := strings.Repeat(line, size/len(line))
-		done := make(chan struct{})
-		go func() { // Ends when the paste is written, or the terminal closes.
-			defer close(done)
-			_, _ = term.Master.Write([]byte(pasteStart + body + pasteEnd))
-		}()
+		done := term.TypeAsync([]byte(pasteStart + body + pasteEnd))
 		term.waitInputHas("paste-1.txt]")
-		<-done
+		if err := <-done; err != nil {
+			t.Fatalf("write to terminal: %v", err)
+		}
 		kb, ok := vmHWM(t, term.WrapperPid())
 		term.SignalWrapper(syscall.SIGTERM)
 		term.WantExit("exit 143")

@@ -62,17 +62,6 @@ func startSilenced(t *testing.T, root string, steps ...string) *terminal {
 	return term
 }
 
-// typeAsync types p in the background and returns a channel closed once
-// it is all written: the write blocks while pbwrap does not read.
-func (term *terminal) typeAsync(p string) <-chan struct{} {
-	done := make(chan struct{})
-	go func() { // Ends when p is written, or the terminal closes at cleanup.
-		defer close(done)
-		_, _ = term.Master.Write([]byte(p))
-	}()
-	return done
-}
-
 // stopWrapperFor stops pbwrap with SIGSTOP, types p while it is stopped,
 // waits d, then continues it and waits until p is written.
 func (term *terminal) stopWrapperFor(d time.Duration, p string) {
@@ -80,13 +69,11 @@ func (term *terminal) stopWrapperFor(d time.Duration, p string) {
 	pid := term.WrapperPid()
 	term.SignalWrapper(syscall.SIGSTOP)
 	term.WaitFor("pbwrap stopped", func() bool { return term.Stopped(pid) })
-	written := term.typeAsync(p)
+	written := term.TypeAsync([]byte(p))
 	time.Sleep(d) // Not an assertion: how long pbwrap cannot read.
 	term.SignalWrapper(syscall.SIGCONT)
-	select {
-	case <-written:
-	case <-time.After(ptytest.Watchdog):
-		term.t.Fatal("watchdog: the paste was never all read")
+	if err := <-written; err != nil {
+		term.t.Fatalf("the paste was never all read: %v", err)
 	}
 }
 
@@ -403,13 +390,13 @@ func TestSignalWhileReadingOrphanPaste(t *testing.T) {
 func TestTerminalClosedMidPaste(t *testing.T) {
 	term, _ := startDying(t)
 	body := numberedLines(20000, "hung up")
-	written := term.typeAsync(pasteStart + body)
+	written := term.TypeAsync([]byte(pasteStart + body))
 	term.WaitFor("pbwrap to save the paste", func() bool {
 		temps, _ := filepath.Glob(filepath.Join(term.sessionDir(), ".tmp-*"))
 		return len(temps) > 0
 	})
 	term.Master.Close()
-	<-written
+	<-written // The write ends with the terminal closed, or gives up.
 	if got := term.Exit(); got != "exit 129" {
 		t.Errorf("pbwrap ended with %q, want exit 129", got)
 	}

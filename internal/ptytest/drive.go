@@ -58,7 +58,8 @@ func (term *Terminal) WaitInput(n int) []byte {
 }
 
 // Type writes p to the terminal as if typed or pasted, in chunks of at
-// most chunk bytes (all at once when chunk is 0).
+// most chunk bytes (all at once when chunk is 0). A wrapper that stops
+// reading fails the test at the Watchdog instead of hanging it.
 func (term *Terminal) Type(p []byte, chunk int) {
 	term.t.Helper()
 	if chunk <= 0 {
@@ -66,11 +67,40 @@ func (term *Terminal) Type(p []byte, chunk int) {
 	}
 	for len(p) > 0 {
 		n := min(chunk, len(p))
-		if _, err := term.Master.Write(p[:n]); err != nil {
+		if err := term.write(p[:n]); err != nil {
 			term.t.Fatalf("write to terminal: %v", err)
 		}
 		p = p[n:]
 	}
+}
+
+// TypeAsync writes p to the terminal in the background, as Type does,
+// and returns a channel that gets the write's error (nil when all of p
+// was written). The write gives up at the Watchdog when the wrapper stops
+// reading, or when the terminal is closed, so a receive from the channel
+// never hangs.
+func (term *Terminal) TypeAsync(p []byte) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- term.write(p) }() // Ends when p is written or the write gives up.
+	return done
+}
+
+// write writes p to the master in pieces, each given the Watchdog to be
+// taken: the deadline measures a wrapper that stopped reading, not how
+// long a large paste takes.
+func (term *Terminal) write(p []byte) error {
+	const piece = 64 << 10
+	for len(p) > 0 {
+		n := min(piece, len(p))
+		if err := term.Master.SetWriteDeadline(time.Now().Add(Watchdog)); err != nil {
+			return fmt.Errorf("set write deadline: %w", err)
+		}
+		if _, err := term.Master.Write(p[:n]); err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
 }
 
 // varied are the chunk sizes TypeVaried writes in, in turn: single keys,
