@@ -195,7 +195,9 @@ func TestClipboardReadDropped(t *testing.T) {
 			if allow {
 				shown = "a" + read + "b" + write + "c"
 			}
-			if want := bracketedOn + shown + "READY\r\n" + bracketedOff; string(term.Output()) != want {
+			want := bracketedOn + shown + "READY\r\n" + bracketedOff
+			waitOutput(func(out []byte) bool { return bytes.HasSuffix(out, []byte(bracketedOff)) }, term)
+			if string(term.Output()) != want {
 				t.Errorf("terminal got %q, want %q", term.Output(), want)
 			}
 			log, _ := os.ReadFile(logFile)

@@ -287,10 +287,17 @@ func (term *terminal) wantSavedAfterExit(text string) {
 	if temps, _ := filepath.Glob(filepath.Join(term.sessionDir(), ".tmp-*")); len(temps) > 0 {
 		term.t.Errorf("temp files left: %q", temps)
 	}
-	out := string(term.Output())
-	reset := strings.LastIndex(out, "\x1b[?2004l")
-	m := regexp.MustCompile(`pbwrap: the agent exited during a paste; saved as (\S+)\r?\n`).FindStringSubmatchIndex(out)
-	if m == nil || m[0] < reset {
+	// The terminal's reader may lag behind what pbwrap wrote before it
+	// exited: wait for the message, then check where it is.
+	saved := regexp.MustCompile(`pbwrap: the agent exited during a paste; saved as (\S+)\r?\n`)
+	var out string
+	var m []int
+	term.WaitFor("pbwrap's message that the paste was saved", func() bool {
+		out = string(term.Output())
+		m = saved.FindStringSubmatchIndex(out)
+		return m != nil
+	})
+	if reset := strings.LastIndex(out, "\x1b[?2004l"); m[0] < reset {
 		term.t.Fatalf("no message after the terminal was restored, in %q", ptytest.Tail([]byte(out), 300))
 	}
 	got, err := os.ReadFile(out[m[2]:m[3]])
