@@ -43,7 +43,7 @@ func startCapture(t *testing.T, bp bool, env ...string) *terminal {
 	// A later PBWRAP_ROOT in env wins: exec keeps the last of duplicates.
 	term := startPbwrap(t, ptytest.Job{Steps: steps, Env: append([]string{"PBWRAP_ROOT=" + root}, env...)})
 	term.rootDir = root
-	term.WaitReport("ready")
+	term.waitReady()
 	return term
 }
 
@@ -398,11 +398,14 @@ func TestPeakRSSBounded(t *testing.T) {
 		term := startCapture(t, true)
 		line := strings.Repeat("x", 99) + "\r"
 		body := strings.Repeat(line, size/len(line))
+		// The write gives up only when pbwrap stops reading, however
+		// long 100 MB takes on a loaded machine; the watchdog then
+		// counts from the paste's end.
 		done := term.TypeAsync([]byte(pasteStart + body + pasteEnd))
-		term.waitInputHas("paste-1.txt]")
 		if err := <-done; err != nil {
 			t.Fatalf("write to terminal: %v", err)
 		}
+		term.waitInputHas("paste-1.txt]")
 		kb, ok := vmHWM(t, term.WrapperPid())
 		term.SignalWrapper(syscall.SIGTERM)
 		term.WantExit("exit 143")
@@ -514,7 +517,7 @@ func TestCleanupAtStart(t *testing.T) {
 	}
 	term := startPbwrap(t, ptytest.Job{Env: []string{"PBWRAP_ROOT=" + root}, Steps: []string{"ready", "block"}})
 	term.rootDir = root
-	term.WaitReport("ready")
+	term.waitReady()
 	term.WaitFor("the expired session to go", func() bool {
 		_, err := os.Lstat(old.Dir)
 		return os.IsNotExist(err)

@@ -36,3 +36,14 @@ func realDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// waitReady waits until the child has reported "ready" and the terminal
+// shows its READY line. The line passes through pbwrap's output filter
+// after everything the child wrote before it, so pbwrap has then seen the
+// child turn bracketed paste on: a paste typed earlier may rightly reach
+// the child without markers.
+func (term *terminal) waitReady() {
+	term.t.Helper()
+	term.WaitReport("ready")
+	term.WaitOutput("READY")
+}

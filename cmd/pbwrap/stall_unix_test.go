@@ -58,7 +58,7 @@ func startSilenced(t *testing.T, root string, steps ...string) *terminal {
 		Env:     []string{"PBWRAP_ROOT=" + root, "PBWRAP_PASTE_TIMEOUT=" + testSilence.String()},
 	}
 	term := &terminal{Terminal: ptytest.Start(t, job), t: t, rootDir: root}
-	term.WaitReport("ready")
+	term.waitReady()
 	return term
 }
 
@@ -262,7 +262,7 @@ func startDying(t *testing.T) (*terminal, string) {
 		Shell:   true,
 	}
 	term := &terminal{Terminal: ptytest.Start(t, job), t: t, rootDir: root}
-	term.WaitReport("ready")
+	term.waitReady()
 	return term, logFile
 }
 

@@ -18,12 +18,12 @@ import (
 // the program as the reference, a small one as one bracketed paste, so
 // that its newlines do not submit.
 func TestTmuxPasteWithoutMarkers(t *testing.T) {
+	dir := t.TempDir() // Before tmux: removed after its panes are gone.
 	s := startTmux(t, 120, 30)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	var big strings.Builder
 	for i := range 600 {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,12 +40,43 @@ func startTmux(t *testing.T, cols, rows int) *tmuxSession {
 			t.Logf("screen at failure:\n%s", s.screen())
 		}
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
+		s.waitPanesGone()
 	})
 	path := filepath.Dir(pbwrapBin) + string(os.PathListSeparator) + os.Getenv("PATH")
-	shell := fmt.Sprintf("env -u PBWRAP_SESSION PATH=%q PS1='$ ' bash --norc --noprofile -i", path)
+	shell := fmt.Sprintf("env -u PBWRAP_SESSION %s=%q PATH=%q PS1='$ ' bash --norc --noprofile -i", tmuxMarkEnv, s.sock, path)
 	s.run("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), shell)
 	s.waitScreen("$ ")
 	return s
+}
+
+// tmuxMarkEnv marks, in their environment, the processes that run in a
+// test's tmux panes, so that the test can wait for them to be gone.
+const tmuxMarkEnv = "PBWRAP_TEST_TMUX"
+
+// waitPanesGone waits, at most the watchdog, until no process that ran in
+// the session's panes is left: a pbwrap that got the hangup of
+// kill-server may still be ending its session under the test's root,
+// which the test's cleanup is about to remove. Where there is no /proc,
+// it does not wait.
+func (s *tmuxSession) waitPanesGone() {
+	mark := []byte(tmuxMarkEnv + "=" + s.sock + "\x00")
+	for deadline := time.Now().Add(ptytest.Watchdog); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		procs, err := filepath.Glob("/proc/[0-9]*/environ")
+		if err != nil || len(procs) == 0 {
+			return
+		}
+		left := false
+		for _, p := range procs {
+			if env, err := os.ReadFile(p); err == nil && bytes.Contains(env, mark) {
+				left = true
+				break
+			}
+		}
+		if !left {
+			return
+		}
+	}
+	s.t.Errorf("processes of the tmux panes still running %v after kill-server", ptytest.Watchdog)
 }
 
 func (s *tmuxSession) run(args ...string) string {
@@ -137,12 +169,12 @@ func TestTmuxResizeAndJobControl(t *testing.T) {
 // turned the mode on; a large paste shows up in the program as the
 // reference, a small one as its text.
 func TestTmuxPaste(t *testing.T) {
+	dir := t.TempDir() // Before tmux: removed after its panes are gone.
 	s := startTmux(t, 120, 30)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	var big strings.Builder
 	for i := range 600 {

@@ -62,12 +62,12 @@ func (s *tmuxSession) waitPrompt(when string) {
 // leaves none of them on at the prompt after kill -9, nor at the prompt
 // after Ctrl-Z; fg gives them back. Regression test for issue 11.
 func TestTmuxModesComeBackClean(t *testing.T) {
+	dir := t.TempDir() // Before tmux: removed after its panes are gone.
 	s := startTmux(t, 80, 24)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	report := filepath.Join(dir, "report")
 	modes := writeStep("\x1b[?1049h\x1b[?1000;1006h\x1b[?1h\x1b=\x1b[?25l")
 	run := fmt.Sprintf("%s PBWRAP_TEST_CHILD=1 PBWRAP_TEST_REPORT=%s pbwrap %s pid '%s' ready block", quickExit, report, self, modes)
