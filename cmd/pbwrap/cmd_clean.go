@@ -23,22 +23,23 @@ stays until its TTL.
   --all                  remove every session that is not running, whatever its age
   --older-than DURATION  use this age instead of the TTL (Go syntax: 36h, 90m)
   --dry-run              say what would be removed, remove nothing`,
-	run: runClean,
+	run:     runClean,
+	globals: []string{"root", "ttl"},
 }
 
 func runClean(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	all := fs.Bool("all", false, "")
-	dryRun := fs.Bool("dry-run", false, "")
+	fs := c.flags(cfg)
+	all := boolFlag(fs, "all")
+	dryRun := boolFlag(fs, "dry-run")
 	olderThan := fs.String("older-than", "", "")
-	if err := c.parse(fs, args, 0); err != nil {
+	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
 	ttl := cfg.ttl
 	if *olderThan != "" {
 		d, err := parseDuration(*olderThan)
 		if err != nil {
-			return c.usagef("--older-than=%q: %v", *olderThan, err)
+			return usagef("--older-than=%q: %v", *olderThan, err)
 		}
 		ttl = d
 	}

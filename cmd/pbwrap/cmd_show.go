@@ -24,12 +24,13 @@ root. The text is printed exactly as saved, so it can be piped on:
 
   pbwrap show last | wc -l
   pbwrap show 7c2e91ab:2 > recovered.log`,
-	run: runShow,
+	run:     runShow,
+	globals: []string{"root"},
 }
 
 func runShow(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	if err := c.parse(fs, args, 1); err != nil {
+	fs := c.flags(cfg)
+	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
 	which := "last"
