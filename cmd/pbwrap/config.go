@@ -338,17 +338,18 @@ func applyRoot(s *setting, c *config) error {
 	return nil
 }
 
-// applyLog takes the log file's path, made absolute so that a pbwrap run
-// in another directory, inside the wrapped command, logs to the same file.
+// applyLog takes the log file's path, made absolute (in the setting too,
+// as childEnv passes it on) so that a pbwrap run in another directory,
+// inside the wrapped command, logs to the same file.
 func applyLog(s *setting, c *config) error {
-	c.logPath = s.value
 	if s.value != "" && !filepath.IsAbs(s.value) {
 		abs, err := filepath.Abs(s.value)
 		if err != nil {
 			return usagef("%s=%q: %v", s.name(), s.value, err)
 		}
-		c.logPath = abs
+		s.value = abs
 	}
+	c.logPath = s.value
 	return nil
 }
 
