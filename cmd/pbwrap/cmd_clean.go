@@ -13,15 +13,16 @@ var cleanCommand = &command{
 	name:    "clean",
 	usage:   "clean [--all] [--older-than DURATION] [--dry-run]",
 	summary: "remove saved pastes whose session ended longer ago than the TTL",
-	help: `A session is removed when it has seen no paste for longer than the TTL
-(--ttl or PBWRAP_TTL, default 168h), and never while its pbwrap still runs.
+	help: `A session is removed when it ended longer ago than the TTL (--ttl or
+PBWRAP_TTL, default 168h), and never while its pbwrap still runs: the TTL
+counts from the end of a session, its last write.
 pbwrap also does this quietly each time it starts. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
 stays until its TTL.
 
   --all                  remove every session that is not running, whatever its age
-  --older-than DURATION  use this age instead of the TTL (Go syntax: 36h, 90m)
+  --older-than DURATION  use this age instead of the TTL (36h, 90m, 2d)
   --dry-run              say what would be removed, remove nothing`,
 	run:     runClean,
 	globals: []string{"root", "ttl"},

@@ -12,14 +12,12 @@ import (
 // the commands (commands.go), the help topics below and the settings
 // (config.go), so that a command, topic or flag cannot be left out.
 
-const shortUsage = "usage: pbwrap [flags] [--] COMMAND [ARGS...]; pbwrap --help for more\n"
-
 // Help's layout: what is described starts in usageColumn, and no line is
 // longer than helpWidth.
 const (
 	helpWidth   = 80
 	usageColumn = 42
-	flagColumn  = 22
+	flagColumn  = 25 // as the commands' own flags in their help (pbwrap clean --help)
 )
 
 const helpIntro = `pbwrap runs an AI coding agent, or any command, inside a pseudo-terminal and

@@ -19,10 +19,11 @@
 // Run pbwrap --help for the flags and environment variables.
 //
 // The code: main.go decides the exit status; run.go reads the command
-// line; config.go holds the settings (flags and environment); help.go
-// makes the help from the tables of commands and settings; commands.go
-// is the command table, and each cmd_*.go one command; wrap.go runs a
-// command wrapped, with agents.go for what known agents need.
+// line; config.go holds the settings (flags, environment and config
+// file); help.go makes the help from the tables of commands and settings;
+// commands.go is the command table, and each cmd_*.go one command;
+// wrap.go runs a command wrapped, with agents.go for what known agents
+// need.
 package main
 
 import (
