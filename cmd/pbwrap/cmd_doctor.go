@@ -158,7 +158,7 @@ func (d *doctor) showConfig(cfg *config) {
 	case cfg.file == "":
 		fmt.Println("  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
 	case cfg.fileErr != nil:
-		fmt.Printf("  FAIL  config file %s: %v\n", cfg.file, cfg.fileErr)
+		fmt.Printf("  FAIL  config file: %v\n", cfg.fileErr)
 		d.problem(fmt.Sprintf("the config file cannot be read: %v", cfg.fileErr), "fix or remove the line it names in "+cfg.file)
 	default:
 		if _, err := os.Stat(cfg.file); err != nil {
