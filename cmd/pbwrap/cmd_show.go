@@ -80,7 +80,11 @@ func findPaste(root, which string, pastes []savedPaste, sessions []store.Session
 	}
 	n := 0
 	if hasN {
-		if n, err = strconv.Atoi(nText); err != nil || n < 1 {
+		n, err = strconv.Atoi(nText)
+		switch {
+		case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(nText, "-"):
+			return "", fmt.Errorf("%q: the paste number is too large", which)
+		case err != nil || n < 1:
 			return "", fmt.Errorf("%q: the paste number must be a whole number from 1", which)
 		}
 	}
