@@ -36,9 +36,9 @@ const (
 	DefaultMinLines = 200
 )
 
-// RepeatWindow is how soon the same text pasted again goes inline: the way
-// to get a saved paste's text into the prompt after all, as Claude Code
-// users know it.
+// RepeatWindow is how soon, by default, the same text pasted again goes
+// inline: the way to get a saved paste's text into the prompt after all,
+// as Claude Code users know it (see Config.RepeatWindow).
 const RepeatWindow = 60 * time.Second
 
 // BurstMode says whether Input takes a burst of input for a paste (see
@@ -103,6 +103,11 @@ type Config struct {
 	// the zero value is BurstOff.
 	Burst BurstMode
 
+	// RepeatWindow is how soon the same text pasted again goes inline
+	// (--repeat-window); zero means the default, RepeatWindow, and a
+	// negative window never sends a repeat inline.
+	RepeatWindow time.Duration
+
 	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
 	// and decisions. Neither ever receives paste text. Either may be nil.
 	Logf, Debugf func(format string, args ...any)
@@ -161,6 +166,9 @@ func NewInput(cfg Config) *Input {
 	}
 	if cfg.Mode == nil {
 		cfg.Mode = func() bool { return false }
+	}
+	if cfg.RepeatWindow == 0 {
+		cfg.RepeatWindow = RepeatWindow
 	}
 	in := &Input{cfg: cfg, recent: make(map[string]time.Time)}
 	in.parser = bracketed.NewParser(in)
@@ -529,12 +537,12 @@ func (w toChild) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// commit finishes a saved paste: the same text again within RepeatWindow
+// commit finishes a saved paste: the same text again within the repeat window
 // goes inline, anything else becomes (or reuses) a paste file whose
 // reference is typed into the child.
 func (in *Input) commit(ps *paste) {
 	sum := hex.EncodeToString(ps.hash.Sum(nil))
-	if at, ok := in.recent[sum]; ok && !in.gone && in.now.Sub(at) < RepeatWindow && in.repeat(ps, sum) {
+	if at, ok := in.recent[sum]; ok && !in.gone && in.now.Sub(at) < in.cfg.RepeatWindow && in.repeat(ps, sum) {
 		delete(in.recent, sum)
 		return
 	}
@@ -576,10 +584,10 @@ func (in *Input) repeat(ps *paste, sum string) bool {
 	}
 	in.closeDelivery(bracketedMode)
 	ps.discard()
-	in.cfg.Debugf("%s: %d bytes pasted again within %v: inline", ps.kind(), ps.textBytes, RepeatWindow)
+	in.cfg.Debugf("%s: %d bytes pasted again within %v: inline", ps.kind(), ps.textBytes, in.cfg.RepeatWindow)
 	in.record(store.PasteRecord{
 		Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now, Bracketed: bracketedMode,
-		Outcome: store.OutcomeInline, Reason: "pasted again within " + RepeatWindow.String(), Burst: ps.burst,
+		Outcome: store.OutcomeInline, Reason: "pasted again within " + in.cfg.RepeatWindow.String(), Burst: ps.burst,
 	}, false)
 	return true
 }

@@ -265,6 +265,38 @@ func TestRepeatWithinWindowGoesInline(t *testing.T) {
 	}
 }
 
+// Config.RepeatWindow sets the window (--repeat-window): a repeat inside
+// it goes inline, one after it is saved; a negative window sends no
+// repeat inline.
+func TestRepeatWindowConfigured(t *testing.T) {
+	body := lines(300, "\r\n")
+	for _, tc := range []struct {
+		window time.Duration
+		after  time.Duration
+		inline bool
+	}{
+		{5 * time.Second, 4 * time.Second, true},
+		{5 * time.Second, 6 * time.Second, false},
+		{10 * time.Minute, 9 * time.Minute, true},
+		{-1, 0, false},
+		{-1, time.Second, false},
+	} {
+		r := newRig(t, Config{RepeatWindow: tc.window})
+		r.feed(start+body+end, 0)
+		first := r.child.String()
+		r.child.Reset()
+		r.now = r.now.Add(tc.after)
+		r.feed(start+body+end, 0)
+		want := first
+		if tc.inline {
+			want = body
+		}
+		if got := r.child.String(); got != want {
+			t.Errorf("window %v, again after %v: child got %.60q, want %.60q", tc.window, tc.after, got, want)
+		}
+	}
+}
+
 // When the store cannot be opened the paste goes inline exactly, and the
 // store is tried again on the next large paste.
 func TestStoreUnavailable(t *testing.T) {

@@ -13,32 +13,34 @@ var cleanCommand = &command{
 	name:    "clean",
 	usage:   "clean [--all] [--older-than DURATION] [--dry-run]",
 	summary: "remove saved pastes whose session ended longer ago than the TTL",
-	help: `A session is removed when it has seen no paste for longer than the TTL
-(--ttl or PBWRAP_TTL, default 168h), and never while its pbwrap still runs.
+	help: `A session is removed when it ended longer ago than the TTL (--ttl or
+PBWRAP_TTL, default 168h), and never while its pbwrap still runs: the TTL
+counts from the end of a session, its last write.
 pbwrap also does this quietly each time it starts. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
 stays until its TTL.
 
   --all                  remove every session that is not running, whatever its age
-  --older-than DURATION  use this age instead of the TTL (Go syntax: 36h, 90m)
+  --older-than DURATION  use this age instead of the TTL (36h, 90m, 2d)
   --dry-run              say what would be removed, remove nothing`,
-	run: runClean,
+	run:     runClean,
+	globals: []string{"root", "ttl"},
 }
 
 func runClean(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	all := fs.Bool("all", false, "")
-	dryRun := fs.Bool("dry-run", false, "")
+	fs := c.flags(cfg)
+	all := boolFlag(fs, "all")
+	dryRun := boolFlag(fs, "dry-run")
 	olderThan := fs.String("older-than", "", "")
-	if err := c.parse(fs, args, 0); err != nil {
+	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
 	ttl := cfg.ttl
 	if *olderThan != "" {
 		d, err := parseDuration(*olderThan)
 		if err != nil {
-			return c.usagef("--older-than=%q: %v", *olderThan, err)
+			return usagef("--older-than=%q: %v", *olderThan, err)
 		}
 		ttl = d
 	}

@@ -16,16 +16,19 @@ var doctorCommand = &command{
 	summary: "check that pbwrap can do its job here, and say how to fix what stops it",
 	help: `Checks the root and each of its safety rules, the free space under it, the
 terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
-with DECRQM), the configuration and where each value came from, and the known
-agents on PATH: whether each can read the saved pastes and what pbwrap adds to
-its arguments. Exits 0 when all is well, 1 after listing each problem with
-its fix.
+with DECRQM), the config file and each setting (whether its value is good,
+and where it came from), and the known agents on PATH: whether each can read
+the saved pastes and what pbwrap adds to its arguments. A bad setting is one
+of the problems, not the end of the checks: the rest use its default.
+Exits 0 when all is well, 1 after listing each problem with its fix.
 
 --paste checks pastes instead, interactively: it asks you to paste some text
 at the terminal, and says whether the terminal marked it as a paste
 (bracketed paste), in what reads and with what pauses it came, and, if it
 was not marked, whether pbwrap would still catch it by its speed (--burst).`,
-	run: runDoctor,
+	run:        runDoctor,
+	allGlobals: true,
+	lenient:    true,
 }
 
 // lowSpace is the free space under the root below which doctor warns: a
@@ -47,9 +50,9 @@ func (d *doctor) problem(what, fix string) {
 }
 
 func runDoctor(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	paste := fs.Bool("paste", false, "")
-	if err := c.parse(fs, args, 0); err != nil {
+	fs := c.flags(cfg)
+	paste := boolFlag(fs, "paste")
+	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
 	var d doctor
@@ -80,6 +83,11 @@ func (d *doctor) finish() error {
 
 func (d *doctor) checkRoot(cfg *config) string {
 	s := cfg.find("root")
+	if s.err != nil {
+		fmt.Printf("root: %s (from %s)\n  FAIL  %v\n", s.value, s.from, s.err)
+		d.problem(fmt.Sprintf("root: %v", s.err), "set "+s.origin()+" to an absolute path, a directory of yours")
+		return ""
+	}
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
 		fmt.Printf("root: %s (%s)\n  FAIL  %v\n", cfg.root, s.from, err)
@@ -145,17 +153,32 @@ func (d *doctor) checkTerminal() {
 }
 
 func (d *doctor) showConfig(cfg *config) {
-	fmt.Println("\nconfiguration (flag > environment > default):")
+	fmt.Println("\nconfiguration (flag > environment > config file > default):")
+	switch {
+	case cfg.file == "":
+		fmt.Println("  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
+	case cfg.fileErr != nil:
+		fmt.Printf("  FAIL  config file: %v\n", cfg.fileErr)
+		d.problem(fmt.Sprintf("the config file cannot be read: %v", cfg.fileErr), "fix or remove the line it names in "+cfg.file)
+	default:
+		if _, err := os.Stat(cfg.file); err != nil {
+			fmt.Printf("  config file: %s (none there)\n", cfg.file)
+		} else {
+			fmt.Printf("  config file: %s\n", cfg.file)
+		}
+	}
 	for _, s := range cfg.settings {
 		value := s.value
 		if value == "" {
 			value = `""`
 		}
-		fmt.Printf("  --%-14s %-32s %s", s.flag, value, s.from)
-		if s.from == fromEnv {
-			fmt.Printf(" (%s)", s.env)
+		fmt.Printf("  --%-20s %-32s %s\n", s.flag, value, s.source())
+		if s.err != nil {
+			fmt.Printf("    FAIL  %v; using the default, %s\n", s.err, s.shownDefault())
 		}
-		fmt.Println()
+		if s.err != nil && s.flag != "root" { // checkRoot has the root's.
+			d.problem(fmt.Sprintf("bad setting: %v", s.err), "correct or remove "+s.origin())
+		}
 	}
 	if cfg.off {
 		d.problem("pbwrap is off (--off or PBWRAP_OFF): it runs commands unwrapped and saves nothing",
@@ -164,6 +187,39 @@ func (d *doctor) showConfig(cfg *config) {
 	if os.Getenv("PBWRAP_SESSION") != "" {
 		fmt.Println("  (running inside pbwrap: PBWRAP_SESSION is set, so a nested pbwrap steps aside)")
 	}
+}
+
+// source says where the setting's value came from, as doctor's column
+// shows it.
+func (s *setting) source() string {
+	switch s.from {
+	case fromEnv:
+		return "env (" + s.env + ")"
+	case fromFile:
+		return "file (" + s.where + ")"
+	}
+	return string(s.from)
+}
+
+// origin names where the value is set, for a fix.
+func (s *setting) origin() string {
+	switch s.from {
+	case fromEnv:
+		return s.env + " in the environment"
+	case fromFile:
+		return s.env + " in the config file, at " + s.where
+	case fromFlag:
+		return "--" + s.flag
+	}
+	return "--" + s.flag
+}
+
+// shownDefault is the setting's default as doctor shows it.
+func (s *setting) shownDefault() string {
+	if s.def == "" {
+		return "none"
+	}
+	return s.def
 }
 
 func (d *doctor) checkAgents(cfg *config, root string) {

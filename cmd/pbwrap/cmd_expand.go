@@ -34,16 +34,17 @@ Memory stays bounded by the 64 MiB cap, however large the files or lines.
 Symbolic links are followed here (pbwrap hook is stricter).
 
   --check   validate the references (reading the files) without writing anything`,
-	run: runExpand,
+	run:     runExpand,
+	lenient: true,
 }
 
 // expandAction is the Action line of a failed pbwrap expand.
 const expandAction = "Nothing was written. Fix the reference and run again; do NOT substitute empty content."
 
-func runExpand(c *command, _ *config, args []string) error {
-	fs := c.flags()
-	check := fs.Bool("check", false, "")
-	if err := c.parse(fs, args, 1); err != nil {
+func runExpand(c *command, cfg *config, args []string) error {
+	fs := c.flags(cfg)
+	check := boolFlag(fs, "check")
+	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
 	src, err := readInput(fs.Arg(0))

@@ -107,12 +107,13 @@ pbwrap help agents pi-extension prints the extension, to save as
 
 Input it cannot read is refused with exit status 2, which blocks the call:
 letting it through could write an unexpanded reference into a file.`,
-	run: runHook,
+	run:     runHook,
+	globals: []string{"root"},
 }
 
 func runHook(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	if err := c.parse(fs, args, 1); err != nil {
+	fs := c.flags(cfg)
+	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -129,7 +130,7 @@ func runHook(c *command, cfg *config, args []string) error {
 	case "pi":
 		handle = pasteref.PiHook
 	default:
-		return c.usagef("no hook for %q (there are hooks for claude, codex, gemini and pi)", fs.Arg(0))
+		return usagef("no hook for %q (there are hooks for claude, codex, gemini and pi)", fs.Arg(0))
 	}
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.

@@ -38,7 +38,8 @@ A session whose manifest is missing, unreadable, larger than any pbwrap writes,
 or holds what pbwrap would not have written (a path outside its session, a
 negative size) is skipped, with one line on stderr saying why; so do show and
 stats. Values that do not print (escape sequences) are shown escaped.`,
-	run: runList,
+	run:     runList,
+	globals: []string{"root"},
 }
 
 // listFormat is the version of list's JSON schema.
@@ -59,9 +60,9 @@ type savedPaste struct {
 }
 
 func runList(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	asJSON := fs.Bool("json", false, "")
-	if err := c.parse(fs, args, 0); err != nil {
+	fs := c.flags(cfg)
+	asJSON := boolFlag(fs, "json")
+	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
 	root, err := store.ResolveRoot(cfg.root)

@@ -26,14 +26,15 @@ update, bracketed paste; and text attributes back to normal. Nothing else is
 cleared. pbwrap does this itself whenever the program it wraps ends or is
 suspended; this is for when it could not. If typing still misbehaves, run
 stty sane too.`,
-	run: runResetTerminal,
+	run:     runResetTerminal,
+	lenient: true,
 }
 
 // sgrReset sets text attributes (colors, bold, underline) back to normal.
 const sgrReset = "\x1b[m"
 
-func runResetTerminal(c *command, _ *config, args []string) error {
-	if err := c.parse(c.flags(), args, 0); err != nil {
+func runResetTerminal(c *command, cfg *config, args []string) error {
+	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
 		return err
 	}
 	w, closeTerminal, err := controllingTerminal()

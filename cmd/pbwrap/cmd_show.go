@@ -24,12 +24,13 @@ root. The text is printed exactly as saved, so it can be piped on:
 
   pbwrap show last | wc -l
   pbwrap show 7c2e91ab:2 > recovered.log`,
-	run: runShow,
+	run:     runShow,
+	globals: []string{"root"},
 }
 
 func runShow(c *command, cfg *config, args []string) error {
-	fs := c.flags()
-	if err := c.parse(fs, args, 1); err != nil {
+	fs := c.flags(cfg)
+	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
 	which := "last"
@@ -79,7 +80,11 @@ func findPaste(root, which string, pastes []savedPaste, sessions []store.Session
 	}
 	n := 0
 	if hasN {
-		if n, err = strconv.Atoi(nText); err != nil || n < 1 {
+		n, err = strconv.Atoi(nText)
+		switch {
+		case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(nText, "-"):
+			return "", fmt.Errorf("%q: the paste number is too large", which)
+		case err != nil || n < 1:
 			return "", fmt.Errorf("%q: the paste number must be a whole number from 1", which)
 		}
 	}

@@ -21,7 +21,8 @@ vary with the text and the model: logs and minified code run higher, prose
 lower). Pastes that went in as text (small, repeated, or after a failure) are
 counted apart. Only sessions still under the root count: pbwrap clean and the
 TTL remove the others.`,
-	run: runStats,
+	run:     runStats,
+	globals: []string{"root"},
 }
 
 // bytesPerToken is the rule of thumb for the token estimate.
@@ -36,7 +37,7 @@ type tally struct {
 }
 
 func runStats(c *command, cfg *config, args []string) error {
-	if err := c.parse(c.flags(), args, 0); err != nil {
+	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
 		return err
 	}
 	root, err := store.ResolveRoot(cfg.root)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,14 @@ type command struct {
 	summary string // one line for pbwrap help
 	help    string // what --help prints after the usage line
 	run     func(c *command, cfg *config, args []string) error
+
+	// globals are the settings (by flag) the command uses, which it
+	// accepts after its name too; allGlobals accepts every one.
+	globals    []string
+	allGlobals bool
+	// lenient commands run with a bad setting, which keeps its default:
+	// doctor, to report it, and help and version.
+	lenient bool
 }
 
 // commands are pbwrap's own verbs, in the order help lists them.
@@ -24,8 +33,9 @@ var commands []*command
 func init() {
 	commands = []*command{
 		listCommand, showCommand, statsCommand, cleanCommand, doctorCommand, resetTerminalCommand, expandCommand, hookCommand,
-		{name: "version", usage: "version", summary: "print pbwrap's version", run: runVersion},
-		{name: "help", usage: "help [COMMAND | TOPIC]", summary: "print help on pbwrap, one of its commands, or a topic", run: runHelp},
+		{name: "version", usage: "version", summary: "print pbwrap's version (also pbwrap --version, -v)", run: runVersion, lenient: true},
+		{name: "help", usage: "help [COMMAND | TOPIC]", summary: "print help on pbwrap, one of its commands, or a topic", run: runHelp,
+			globals: []string{"ref-format"}, lenient: true},
 	}
 }
 
@@ -38,51 +48,121 @@ func findCommand(name string) *command {
 	return nil
 }
 
-// flags returns the command's flag set, quiet: parse errors are reported
-// once, by exitCode.
-func (c *command) flags() *flag.FlagSet {
+// flags returns the command's flag set, with the settings it uses
+// (globals), quiet: parse errors are reported once, by exitCode.
+func (c *command) flags(cfg *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("pbwrap "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if c.allGlobals {
+		cfg.addFlags(fs, nil)
+	} else if len(c.globals) > 0 {
+		cfg.addFlags(fs, c.globals)
+	}
 	return fs
 }
 
-// parse parses the command's arguments, allowing at most maxArgs words
-// after the flags. It returns errHelpShown after printing the command's
-// help for -h or --help.
-func (c *command) parse(fs *flag.FlagSet, args []string, maxArgs int) error {
-	if err := fs.Parse(args); err != nil {
+// parse parses the command's arguments, flags and words in any order (up
+// to a --), allowing at most maxArgs words, which fs.Args then returns.
+// It returns errHelpShown after printing the command's help for -h or
+// --help. Then it loads the configuration: a bad setting is an error,
+// except for a lenient command.
+func (c *command) parse(cfg *config, fs *flag.FlagSet, args []string, maxArgs int) error {
+	words, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			c.printHelp(os.Stdout)
+			c.printHelp(os.Stdout, cfg)
 			return errHelpShown
 		}
 		return c.usagef("%v", err)
 	}
-	if fs.NArg() > maxArgs {
-		return c.usagef("unexpected argument %q", fs.Arg(maxArgs))
+	if len(words) > maxArgs {
+		return c.usagef("unexpected argument %q", words[maxArgs])
 	}
+	if err := fs.Parse(append([]string{"--"}, words...)); err != nil { // Leaves words in fs.Args.
+		return c.usagef("%v", err)
+	}
+	if err := cfg.load(); err != nil && !c.lenient {
+		return err
+	}
+	return nil
+}
+
+// parseInterspersed parses args with fs, taking flags wherever they are
+// until a --, and returns the other words in their order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return words, nil
+		}
+		if done := args[:len(args)-len(rest)]; len(done) > 0 && done[len(done)-1] == "--" {
+			return append(words, rest...), nil
+		}
+		words = append(words, rest[0])
+		args = rest[1:]
+	}
+}
+
+// boolFlag defines a switch of a command that takes what a setting's
+// switch takes (1/0, true/false, yes/no, on/off).
+func boolFlag(fs *flag.FlagSet, name string) *bool {
+	p := new(bool)
+	fs.Var(switchValue{p}, name, "")
+	return p
+}
+
+// switchValue is a command's switch as the flag package sees it.
+type switchValue struct{ p *bool }
+
+func (v switchValue) String() string   { return "" }
+func (v switchValue) IsBoolFlag() bool { return true }
+func (v switchValue) Set(s string) error {
+	b, ok := parseBool(s)
+	if !ok {
+		return fmt.Errorf("want %s", boolWords)
+	}
+	*v.p = b
 	return nil
 }
 
 // errHelpShown ends a command successfully after its help was printed.
 var errHelpShown = errors.New("help shown")
 
-func (c *command) printHelp(w io.Writer) {
+func (c *command) printHelp(w io.Writer, cfg *config) {
 	fmt.Fprintf(w, "usage: pbwrap %s\n\n%s\n", c.usage, strings.TrimSpace(c.summary)+".")
 	if c.help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
 	}
+	var b strings.Builder
+	for _, s := range cfg.settings {
+		if c.allGlobals || slices.Contains(c.globals, s.flag) {
+			writeFlag(&b, s)
+		}
+	}
+	if b.Len() > 0 {
+		fmt.Fprintf(w, "\npbwrap's flags it uses, here or before %s (pbwrap --help says more):\n%s", c.name, b.String())
+	}
 }
 
-// usagef is a usage error of this command: it is shown with the
-// command's own usage line.
+// usagef is a mistake in how this command was called: the message points
+// at the command's help.
 func (c *command) usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...), usage: "usage: pbwrap " + c.usage + "\n"}
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: "pbwrap " + c.name + " --help"}
 }
 
-func runVersion(c *command, _ *config, args []string) error {
-	if err := c.parse(c.flags(), args, 0); err != nil {
+func runVersion(c *command, cfg *config, args []string) error {
+	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
 		return err
 	}
-	fmt.Printf("pbwrap %s\n", version)
+	printVersion()
 	return nil
+}
+
+// printVersion prints what pbwrap version and pbwrap --version print.
+func printVersion() {
+	fmt.Printf("pbwrap %s\n", version)
 }

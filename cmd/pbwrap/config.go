@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"io/fs"
+	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +24,7 @@ type source string
 
 const (
 	fromDefault source = "default"
+	fromFile    source = "file"
 	fromEnv     source = "env"
 	fromFlag    source = "flag"
 )
@@ -33,17 +38,22 @@ type setting struct {
 	shown     string // the default as help shows it, when not the value itself
 
 	value string // as given, before it is checked
+	def   string // the default value
 	from  source
+	where string // "PATH:LINE" in the config file, when from is fromFile
+	err   error  // why value was refused; the default is used instead
 
 	// apply checks value and stores it in the config; its error is a
 	// one-line usage error naming the flag or variable (see name).
 	apply func(s *setting, cfg *config) error
 }
 
-// config is pbwrap's configuration: flags over environment over defaults,
-// checked before anything runs.
+// config is pbwrap's configuration: flags over environment over the
+// config file over defaults, checked before anything runs.
 type config struct {
 	settings []*setting
+	file     string // the config file's path, "" when there can be none
+	fileErr  error  // why the config file could not be read as a whole
 
 	off          bool
 	noAgentArgs  bool
@@ -56,8 +66,10 @@ type config struct {
 	ttl          time.Duration
 	pasteTimeout time.Duration
 	burst        capture.BurstMode
+	repeatWindow time.Duration // 0: a paste repeated is saved like any other
 
 	allowClipboardRead bool
+	requireStore       bool
 }
 
 // newSettings lists every setting with its default, in the order help
@@ -65,13 +77,16 @@ type config struct {
 func newSettings() []*setting {
 	return []*setting{
 		{flag: "root", env: "PBWRAP_ROOT", arg: "DIR", value: store.DefaultRoot(), shown: "$TMPDIR/pbwrap-UID; macOS: ~/Library/Caches/pbwrap",
-			help: "where pastes are saved (must be yours, not a symlink)", apply: applyRoot},
+			help: "where pastes are saved: an absolute path, yours, not a symlink", apply: applyRoot},
 		{flag: "min-bytes", env: "PBWRAP_MIN_BYTES", arg: "N", value: strconv.Itoa(capture.DefaultMinBytes),
 			help: "a paste this long is large", apply: positive("bytes", func(c *config) *int { return &c.minBytes })},
 		{flag: "min-lines", env: "PBWRAP_MIN_LINES", arg: "N", value: strconv.Itoa(capture.DefaultMinLines),
 			help: "... or with this many lines", apply: positive("lines", func(c *config) *int { return &c.minLines })},
 		{flag: "ref-format", env: "PBWRAP_REF_FORMAT", arg: "TMPL", value: capture.DefaultRefFormat,
 			help: "the reference typed instead (also {bytes} {lines} {sha256} {n}; no newlines)", apply: applyRefFormat},
+		{flag: "repeat-window", env: "PBWRAP_REPEAT_WINDOW", arg: "DURATION", value: shortDuration(capture.RepeatWindow),
+			help:  "the same text pasted again within this long goes in as text: the way to send a large paste inline on purpose (0: never)",
+			apply: durationOrZero(func(c *config) *time.Duration { return &c.repeatWindow })},
 		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(bracketed.PasteSilence),
 			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
@@ -85,71 +100,188 @@ func newSettings() []*setting {
 				c.burst = m
 				return nil
 			}},
-		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions and fallbacks here",
-			apply: func(s *setting, c *config) error { c.logPath = s.value; return nil }},
+		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions and fallbacks here", apply: applyLog},
 		{flag: "debug", env: "PBWRAP_DEBUG", value: "0",
 			help:  "log per-paste sizes and paths too, never text (to the session's debug.log without --log)",
 			apply: boolean(func(c *config) *bool { return &c.debug })},
 		{flag: "ttl", env: "PBWRAP_TTL", arg: "DURATION", value: shortDuration(store.DefaultTTL),
-			help:  "keep ended sessions this long (older ones are removed at start and by pbwrap clean)",
+			help:  "remove a session this long after it ended, at start and by pbwrap clean (never while it runs)",
 			apply: duration(func(c *config) *time.Duration { return &c.ttl })},
 		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
-			help:  "do not add the flag that lets a known agent read the saved pastes (claude --add-dir=ROOT, gemini and qwen --include-directories ROOT)",
+			help:  "do not add what lets a known agent read the saved pastes (claude and copilot --add-dir ROOT, gemini and qwen --include-directories ROOT, opencode's OPENCODE_CONFIG_CONTENT)",
 			apply: boolean(func(c *config) *bool { return &c.noAgentArgs })},
 		{flag: "allow-clipboard-read", env: "PBWRAP_ALLOW_CLIPBOARD_READ", value: "0",
 			help:  "let COMMAND read the terminal's clipboard (OSC 52 and 5522 reads are dropped otherwise: text a tool prints could make the terminal type the clipboard into the agent)",
 			apply: boolean(func(c *config) *bool { return &c.allowClipboardRead })},
+		{flag: "require-store", env: "PBWRAP_REQUIRE_STORE", value: "0",
+			help:  "refuse to run COMMAND on a terminal when pastes cannot be saved, instead of letting them go in as text",
+			apply: boolean(func(c *config) *bool { return &c.requireStore })},
 		{flag: "off", env: "PBWRAP_OFF", value: "0", help: "run COMMAND directly, wrapping nothing",
 			apply: boolean(func(c *config) *bool { return &c.off })},
 	}
 }
 
-// parseFlags reads the global flags from args, stopping at the first word
-// that is not a flag, and returns the rest. The environment fills in what
-// the flags leave unset.
-func parseFlags(args []string) (*config, []string, error) {
-	cfg := &config{settings: newSettings()}
-	fs := flag.NewFlagSet("pbwrap", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// newConfig returns the configuration with every setting at its default,
+// to be set by flags (addFlags) and then loaded (load).
+func newConfig() *config {
+	cfg := &config{settings: newSettings(), file: configFile()}
 	for _, s := range cfg.settings {
-		fs.Var(flagValue{s}, s.flag, "")
+		s.def, s.from = s.value, fromDefault
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, err
-		}
-		return nil, nil, usagef("%v", err)
-	}
-	for _, s := range cfg.settings {
-		if s.from != fromFlag {
-			s.from = fromDefault
-			if v, ok := os.LookupEnv(s.env); ok && v != "" {
-				s.value, s.from = v, fromEnv
-			}
-		}
-	}
-	if err := cfg.apply(); err != nil {
-		return nil, nil, err
-	}
-	return cfg, fs.Args(), nil
+	return cfg
 }
 
-// apply has every setting check and store its value, stopping at the
-// first bad one.
-func (cfg *config) apply() error {
+// configFile returns the config file's path: $XDG_CONFIG_HOME/pbwrap/config,
+// or ~/.config/pbwrap/config when XDG_CONFIG_HOME is unset or relative
+// (which the XDG base directory specification says to ignore); "" when
+// there is no home directory either.
+func configFile() string {
+	if dir := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "pbwrap", "config")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return ""
+	}
+	return filepath.Join(home, ".config", "pbwrap", "config")
+}
+
+// addFlags defines the flags of the settings named in which, or of every
+// setting for nil, in fs.
+func (cfg *config) addFlags(fs *flag.FlagSet, which []string) {
 	for _, s := range cfg.settings {
-		if err := s.apply(s, cfg); err != nil {
-			return err
+		if which == nil || slices.Contains(which, s.flag) {
+			fs.Var(flagValue{s}, s.flag, "")
+		}
+	}
+}
+
+// load fills in what the flags left unset, from the environment, else the
+// config file, else the default, and has every setting check its value. A
+// setting whose value is refused keeps its default, with the reason in
+// its err (pbwrap doctor shows both); load returns the first reason, a
+// config file that cannot be read first.
+func (cfg *config) load() error {
+	values, err := readConfigFile(cfg.file)
+	cfg.fileErr = err
+	for _, s := range cfg.settings {
+		if s.from == fromFlag {
+			continue
+		}
+		if v, ok := values[s.env]; ok {
+			s.value, s.from, s.where = v.value, fromFile, v.where
+		}
+		if v, ok := os.LookupEnv(s.env); ok && v != "" {
+			s.value, s.from = v, fromEnv
+		}
+	}
+	return cfg.apply()
+}
+
+// apply has every setting check and store its value; a setting refused
+// stores its default instead.
+func (cfg *config) apply() error {
+	first := cfg.fileErr
+	for _, s := range cfg.settings {
+		err := s.apply(s, cfg)
+		if err == nil {
+			continue
+		}
+		s.err = err
+		if first == nil {
+			first = err
+		}
+		def := *s
+		def.value, def.from = s.def, fromDefault
+		if err := def.apply(&def, cfg); err != nil {
+			panic(fmt.Sprintf("default of --%s refused: %v", s.flag, err))
+		}
+	}
+	return first
+}
+
+// A fileValue is a setting's value as a line of the config file gives it.
+type fileValue struct {
+	value string
+	where string // "PATH:LINE"
+}
+
+// readConfigFile reads the config file at path, if there is one: lines of
+// NAME=VALUE, NAME one of the settings' environment variables, a VALUE in
+// matching quotes taken without them; blank lines and lines starting with
+// # are skipped. It stops at the first bad line with an error that names
+// the file and the line, returning the values read until then.
+func readConfigFile(path string) (map[string]fileValue, error) {
+	values := make(map[string]fileValue)
+	if path == "" {
+		return values, nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return values, nil
+	}
+	if err != nil {
+		return values, usagef("config file: %v", err)
+	}
+	defer f.Close() // Best effort: only read.
+	known := make(map[string]bool)
+	for _, s := range newSettings() {
+		known[s.env] = true
+	}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", path, n)
+		name, value, ok := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		switch {
+		case !ok:
+			return values, usagef("%s: want NAME=VALUE, such as PBWRAP_MIN_BYTES=16384", where)
+		case !known[name]:
+			return values, usagef("%s: unknown setting %q (pbwrap --help lists the PBWRAP_ variables)", where, name)
+		case values[name].where != "":
+			return values, usagef("%s: %s is set again (first at %s)", where, name, values[name].where)
+		}
+		values[name] = fileValue{value: unquote(strings.TrimSpace(value)), where: where}
+	}
+	if err := sc.Err(); err != nil {
+		return values, usagef("config file: read %s: %v", path, err)
+	}
+	return values, nil
+}
+
+// unquote removes one pair of matching quotes around v, as a shell would.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// err returns the first reason a setting, or the config file, was refused.
+func (cfg *config) err() error {
+	if cfg.fileErr != nil {
+		return cfg.fileErr
+	}
+	for _, s := range cfg.settings {
+		if s.err != nil {
+			return s.err
 		}
 	}
 	return nil
 }
 
-// name is how an error refers to the setting: the flag or the variable,
-// whichever gave the value.
+// name is how an error refers to the setting: the flag, the variable, or
+// the config file's line, whichever gave the value.
 func (s *setting) name() string {
-	if s.from == fromEnv {
+	switch s.from {
+	case fromEnv:
 		return s.env
+	case fromFile:
+		return s.where + ": " + s.env
 	}
 	return "--" + s.flag
 }
@@ -166,11 +298,58 @@ func (cfg *config) find(flag string) *setting {
 	panic("no setting " + flag)
 }
 
+// childEnv is env with the effective settings in it, so that pbwrap run
+// inside the wrapped command (pbwrap list in the agent's shell) sees the
+// configuration of the pbwrap around it: PBWRAP_ROOT always, as root (the
+// resolved root, or as configured when it cannot be resolved), and each
+// other setting that is not at its default, from wherever it came.
+func (cfg *config) childEnv(env []string, root string) []string {
+	if root == "" {
+		root = cfg.root
+	}
+	set := map[string]string{"PBWRAP_ROOT": root}
+	for _, s := range cfg.settings {
+		if s.from != fromDefault && s.err == nil && s.flag != "root" {
+			set[s.env] = s.value
+		}
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); set[name] == "" {
+			out = append(out, kv)
+		}
+	}
+	for _, s := range cfg.settings { // In the settings' order, for a stable environment.
+		if v := set[s.env]; v != "" {
+			out = append(out, s.env+"="+v)
+		}
+	}
+	return out
+}
+
 func applyRoot(s *setting, c *config) error {
-	if s.value == "" {
+	switch {
+	case s.value == "":
 		return usagef("%s: empty path", s.name())
+	case !filepath.IsAbs(s.value):
+		return usagef("%s=%q: want an absolute path (a relative one would save pastes in whatever directory pbwrap starts in)", s.name(), s.value)
 	}
 	c.root = s.value
+	return nil
+}
+
+// applyLog takes the log file's path, made absolute (in the setting too,
+// as childEnv passes it on) so that a pbwrap run in another directory,
+// inside the wrapped command, logs to the same file.
+func applyLog(s *setting, c *config) error {
+	if s.value != "" && !filepath.IsAbs(s.value) {
+		abs, err := filepath.Abs(s.value)
+		if err != nil {
+			return usagef("%s=%q: %v", s.name(), s.value, err)
+		}
+		s.value = abs
+	}
+	c.logPath = s.value
 	return nil
 }
 
@@ -183,12 +362,15 @@ func applyRefFormat(s *setting, c *config) error {
 	return nil
 }
 
+// boolWords is what a switch accepts, as environment conventions have it.
+const boolWords = "1/0, true/false, yes/no or on/off"
+
 // boolean parses a switch into the field of the config that field returns.
 func boolean(field func(*config) *bool) func(*setting, *config) error {
 	return func(s *setting, c *config) error {
 		v, ok := parseBool(s.value)
 		if !ok {
-			return usagef("%s=%q: want 1 or 0", s.name(), s.value)
+			return usagef("%s=%q: want %s", s.name(), s.value, boolWords)
 		}
 		*field(c) = v
 		return nil
@@ -210,6 +392,9 @@ func parseBool(v string) (value, ok bool) {
 func positive(unit string, field func(*config) *int) func(*setting, *config) error {
 	return func(s *setting, c *config) error {
 		n, err := strconv.Atoi(s.value)
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s.value, "-") {
+			return usagef("%s=%q: too large (at most %d)", s.name(), s.value, math.MaxInt)
+		}
 		if err != nil || n < 1 {
 			return usagef("%s=%q: want a whole number of %s, at least 1", s.name(), s.value, unit)
 		}
@@ -230,6 +415,18 @@ func duration(field func(*config) *time.Duration) func(*setting, *config) error 
 	}
 }
 
+// durationOrZero parses a duration that may be 0 ("0", "0s", "0d"), which
+// turns off what it times.
+func durationOrZero(field func(*config) *time.Duration) func(*setting, *config) error {
+	return func(s *setting, c *config) error {
+		if d, err := time.ParseDuration(strings.TrimSuffix(s.value, "d")); err == nil && d == 0 {
+			*field(c) = 0
+			return nil
+		}
+		return duration(field)(s, c)
+	}
+}
+
 // shortDuration writes d as a person would: 168h, not 168h0m0s.
 func shortDuration(d time.Duration) string {
 	s := d.String()
@@ -242,24 +439,71 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// parseDuration reads a positive Go duration ("168h", "90m").
+// errDurationSyntax is parseDuration's error for what is not a duration.
+var errDurationSyntax = errors.New("want a positive duration such as 7d, 168h or 30m")
+
+// parseDuration reads a positive duration in Go's syntax ("168h", "90m"),
+// with whole days in front too ("7d", "1d12h").
 func parseDuration(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("want a positive duration such as 168h or 30m")
+	var days time.Duration
+	if i := strings.IndexByte(v, 'd'); i > 0 {
+		n, err := strconv.ParseInt(v[:i], 10, 64)
+		switch {
+		case errors.Is(err, strconv.ErrRange), err == nil && n > int64(math.MaxInt64/(24*time.Hour)):
+			return 0, errDurationTooLarge
+		case err != nil || n < 0:
+			return 0, errDurationSyntax
+		}
+		days, v = time.Duration(n)*24*time.Hour, v[i+1:]
+		if v == "" {
+			v = "0"
+		}
 	}
-	return d, nil
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil && goodDurationSyntax(v):
+		return 0, errDurationTooLarge
+	case err != nil || d < 0:
+		return 0, errDurationSyntax
+	case d > math.MaxInt64-days:
+		return 0, errDurationTooLarge
+	case d+days == 0:
+		return 0, errDurationSyntax
+	}
+	return d + days, nil
+}
+
+// errDurationTooLarge is parseDuration's error for a duration that does not
+// fit in Go's, about 292 years.
+var errDurationTooLarge = fmt.Errorf("too large (at most %s)", shortDuration(math.MaxInt64/time.Hour*time.Hour))
+
+// goodDurationSyntax reports whether v is written as a duration, numbers
+// and units, so that time.ParseDuration failing on it means it is too large.
+func goodDurationSyntax(v string) bool {
+	units := "nsuµμmh"
+	digits := false
+	for i, r := range v {
+		switch {
+		case r >= '0' && r <= '9', r == '.':
+			digits = true
+		case strings.ContainsRune(units, r) && (digits || i > 0):
+			digits = false
+		default:
+			return false
+		}
+	}
+	return v != "" && !digits
 }
 
 // flagValue is a setting as the flag package sees it: a switch is a
-// boolean flag (--off, --off=false).
+// boolean flag (--off, --off=false, --off=no).
 type flagValue struct{ s *setting }
 
 func (f flagValue) String() string   { return "" }
 func (f flagValue) IsBoolFlag() bool { return f.s.isSwitch() }
 func (f flagValue) Set(v string) error {
 	if _, ok := parseBool(v); f.s.isSwitch() && !ok {
-		return fmt.Errorf("want true or false")
+		return fmt.Errorf("want %s", boolWords)
 	}
 	f.s.value, f.s.from = v, fromFlag
 	return nil

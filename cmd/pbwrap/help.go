@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/capture"
 )
 
 // pbwrap --help and pbwrap help are made from the tables they describe:
 // the commands (commands.go), the help topics below and the settings
 // (config.go), so that a command, topic or flag cannot be left out.
 
-const shortUsage = "usage: pbwrap [flags] [--] COMMAND [ARGS...]; pbwrap --help for more\n"
-
 // Help's layout: what is described starts in usageColumn, and no line is
 // longer than helpWidth.
 const (
 	helpWidth   = 80
 	usageColumn = 42
-	flagColumn  = 22
+	flagColumn  = 25 // as the commands' own flags in their help (pbwrap clean --help)
 )
 
 const helpIntro = `pbwrap runs an AI coding agent, or any command, inside a pseudo-terminal and
@@ -30,16 +30,22 @@ window size, Ctrl-C, Ctrl-Z and the exit status.
 
 const helpGrammar = `Flags stop at the first word that is not a flag: in "pbwrap claude --resume"
 the --resume is claude's. To wrap a program named like one of pbwrap's own
-commands, put -- before it: pbwrap -- version.
+commands, put -- before it: pbwrap -- version. pbwrap's own commands take the
+flags they use after their name too: pbwrap list --root DIR.
 `
 
-const helpOutro = `The same text pasted again within a minute goes in as text. If saving fails
-(disk full, unsafe root), the paste goes in as text, exactly as pasted.
+const helpOutro = `The same text pasted again within a minute (--repeat-window) goes in as text:
+paste twice to send a large paste inline on purpose. If saving fails (disk
+full, unsafe root), the paste goes in as text, exactly as pasted, unless
+--require-store refused to start.
 
-The wrapped command gets PBWRAP_SESSION (the session id) and
-PBWRAP_SESSION_DIR (where its pastes are). pbwrap runs the command directly,
-unwrapped, when PBWRAP_SESSION is already set (pbwrap inside pbwrap) and
-when standard input or standard output is not a terminal.
+The wrapped command gets PBWRAP_SESSION (the session id),
+PBWRAP_SESSION_DIR (where its pastes are), PBWRAP_ROOT (the root, absolute)
+and the variable of every other setting not at its default, so that pbwrap
+list, show or stats run inside it see the same root and settings. pbwrap
+runs the command directly, unwrapped, when PBWRAP_SESSION is already set
+(pbwrap inside pbwrap) and when standard input or standard output is not a
+terminal.
 
 Example, in ~/.bashrc or ~/.zshrc:
   alias claude='pbwrap claude'
@@ -52,7 +58,7 @@ func helpText() string {
 	b.WriteString("\nUsage:\n")
 	writeUsages(&b)
 	b.WriteString("\n" + helpGrammar)
-	b.WriteString("\nFlags (each also set by its environment variable; a flag wins):\n")
+	b.WriteString("\nFlags (each also set by its environment variable, or by a line VAR=VALUE in\n$XDG_CONFIG_HOME/pbwrap/config, by default ~/.config/pbwrap/config; a flag\nwins over the environment, which wins over the file):\n")
 	writeFlags(&b)
 	b.WriteString("\n" + helpOutro)
 	return b.String()
@@ -74,14 +80,21 @@ func writeUsages(b *strings.Builder) {
 // environment variable and default.
 func writeFlags(b *strings.Builder) {
 	for _, s := range newSettings() {
-		name := "--" + s.flag
-		if !s.isSwitch() {
-			name += " " + s.arg
-		}
-		writeItem(b, name, s.help, flagColumn)
-		writeItem(b, "", s.envHelp(), flagColumn)
+		writeFlag(b, s)
 	}
 	writeItem(b, "-h, --help", "print this help", flagColumn)
+	writeItem(b, "-v, --version", "print pbwrap's version", flagColumn)
+}
+
+// writeFlag writes a setting's flag, what it does, its environment
+// variable and its default.
+func writeFlag(b *strings.Builder, s *setting) {
+	name := "--" + s.flag
+	if !s.isSwitch() {
+		name += " " + s.arg
+	}
+	writeItem(b, name, s.help, flagColumn)
+	writeItem(b, "", s.envHelp(), flagColumn)
 }
 
 // envHelp says how the environment sets s, and its default.
@@ -132,9 +145,9 @@ func wrapText(text string, width int) []string {
 	return append(lines, line)
 }
 
-func runHelp(c *command, _ *config, args []string) error {
-	fs := c.flags()
-	if err := c.parse(fs, args, 2); err != nil {
+func runHelp(c *command, cfg *config, args []string) error {
+	fs := c.flags(cfg)
+	if err := c.parse(cfg, fs, args, 2); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -143,14 +156,14 @@ func runHelp(c *command, _ *config, args []string) error {
 	}
 	name := fs.Arg(0)
 	if name == "agents" && fs.NArg() == 2 {
-		return printAgentHelp(c, fs.Arg(1))
+		return printAgentHelp(c, cfg, fs.Arg(1))
 	}
 	if fs.NArg() > 1 {
 		return c.usagef("unexpected argument %q", fs.Arg(1))
 	}
 	for _, t := range helpTopics {
 		if t.name == name {
-			fmt.Print(t.text)
+			fmt.Print(withRefFormat(t.text, cfg.refFormat))
 			if t.note != "" {
 				fmt.Fprint(os.Stderr, t.note)
 			}
@@ -159,9 +172,9 @@ func runHelp(c *command, _ *config, args []string) error {
 	}
 	topic := findCommand(name)
 	if topic == nil {
-		return c.usagef("no command or topic %q", name)
+		return usagef("no command or topic %q", name)
 	}
-	topic.printHelp(os.Stdout)
+	topic.printHelp(os.Stdout, cfg)
 	return nil
 }
 
@@ -188,22 +201,34 @@ var helpTopics = []helpTopic{
 // printAgentHelp prints the instructions for one agent, and on standard
 // error what the user has to do for them to hold. "pi-extension" prints
 // pbwrap's Pi extension.
-func printAgentHelp(c *command, name string) error {
+func printAgentHelp(c *command, cfg *config, name string) error {
 	if name == "pi-extension" {
 		fmt.Print(piExtension)
 		return nil
 	}
 	a := findAgent(name)
 	if a == nil || a.name != name {
-		return c.usagef("no agent %q (pbwrap knows %s; pi-extension prints pbwrap's Pi extension)", name, agentNames())
+		return usagef("no agent %q (pbwrap knows %s; pi-extension prints pbwrap's Pi extension)", name, agentNames())
 	}
-	fmt.Print(agentsText(a))
+	fmt.Print(withRefFormat(agentsText(a), cfg.refFormat))
 	if a.hook == "" {
 		fmt.Fprintf(os.Stderr, "pbwrap help agents %s: pbwrap has no hook for %s, so these instructions\nleave out {{file:...}} references\n", a.name, a.name)
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "pbwrap help agents %s: the {{file:...}} references need pbwrap's hook.\n%s", a.name, a.hook)
 	return nil
+}
+
+// withRefFormat is text, written for the default reference, with the
+// reference as f makes it: [paste saved: PATH] becomes what the agent will
+// see, its other placeholders in capitals ({bytes} as BYTES).
+func withRefFormat(text string, f capture.RefFormat) string {
+	ref := f.String()
+	if ref == capture.DefaultRefFormat {
+		return text
+	}
+	ref = strings.NewReplacer("{path}", "PATH", "{bytes}", "BYTES", "{lines}", "LINES", "{sha256}", "SHA256", "{n}", "N").Replace(ref)
+	return strings.ReplaceAll(text, "[paste saved: PATH]", ref)
 }
 
 // agentsText is what pbwrap help agents prints for an agent's

@@ -19,10 +19,11 @@
 // Run pbwrap --help for the flags and environment variables.
 //
 // The code: main.go decides the exit status; run.go reads the command
-// line; config.go holds the settings (flags and environment); help.go
-// makes the help from the tables of commands and settings; commands.go
-// is the command table, and each cmd_*.go one command; wrap.go runs a
-// command wrapped, with agents.go for what known agents need.
+// line; config.go holds the settings (flags, environment and config
+// file); help.go makes the help from the tables of commands and settings;
+// commands.go is the command table, and each cmd_*.go one command;
+// wrap.go runs a command wrapped, with agents.go for what known agents
+// need.
 package main
 
 import (
@@ -49,14 +50,21 @@ type quietExit int
 
 func (e quietExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// usageError is a mistake on the command line: it is reported with the
-// usage line (pbwrap's, or the command's) and exit status 2.
-type usageError struct{ msg, usage string }
+// usageError is a mistake on the command line or in a setting: it is
+// reported in one line, with exit status 2. A mistake in how pbwrap or a
+// command was called points at its help (hint).
+type usageError struct{ msg, hint string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// usagef is a bad value: the message says what is wanted.
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// commandLinef is a mistake in pbwrap's own command line.
+func commandLinef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: "pbwrap --help"}
 }
 
 // exitCode maps run's result to the process's exit status, the one place
@@ -73,11 +81,11 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &status):
 		return int(status)
 	case errors.As(err, &usage):
-		line := usage.usage
-		if line == "" {
-			line = shortUsage
+		if usage.hint != "" {
+			fmt.Fprintf(stderr, "pbwrap: %s; see %s\n", usage.msg, usage.hint)
+		} else {
+			fmt.Fprintf(stderr, "pbwrap: %s\n", usage.msg)
 		}
-		fmt.Fprintf(stderr, "pbwrap: %s\n%s", usage.msg, line)
 		return 2
 	case errors.As(err, &execErr):
 		fmt.Fprintf(stderr, "pbwrap: %v\n", execErr)

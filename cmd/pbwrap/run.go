@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 )
 
 // version is pbwrap's version, set at release time with
@@ -12,21 +13,38 @@ var version = "0.1.0-dev"
 
 // run parses the command line and does what it asks. The error, if any,
 // says how pbwrap should exit (see exitCode).
+//
+// pbwrap's flags stop at the first word that is not a flag: that word is
+// one of pbwrap's commands, which takes the flags it uses after its name
+// too (command.parse), or the command to wrap, whose flags are its own.
 func run(args []string) error {
-	cfg, rest, err := parseFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(helpText())
+	cfg := newConfig()
+	fs := flag.NewFlagSet("pbwrap", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.addFlags(fs, nil)
+	showVersion := fs.Bool("version", false, "")
+	fs.BoolVar(showVersion, "v", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Print(helpText())
+			return nil
+		}
+		return commandLinef("%v", err)
+	}
+	rest := fs.Args()
+	if *showVersion {
+		printVersion()
 		return nil
 	}
-	if err != nil {
-		return err
-	}
 	if len(rest) == 0 {
-		return usagef("missing COMMAND")
+		return commandLinef("missing COMMAND")
 	}
 	afterDashDash := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
 	if c := findCommand(rest[0]); c != nil && !afterDashDash {
 		return c.run(c, cfg, rest[1:])
+	}
+	if err := cfg.load(); err != nil {
+		return err
 	}
 	return wrap(cfg, rest)
 }

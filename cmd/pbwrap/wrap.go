@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,7 +39,7 @@ func wrap(cfg *config, argv []string) error {
 		return err
 	}
 	if passThrough(cfg) {
-		return ptyproxy.Exec(path, argv, os.Environ())
+		return execDirectly(cfg, path, argv)
 	}
 	s := newSessionOpener(cfg, filepath.Base(argv[0]))
 	defer s.close()
@@ -48,7 +49,9 @@ func wrap(cfg *config, argv []string) error {
 	}
 	defer logs.close()
 	s.logf = logs.logf
-	s.sayIfUnsaved()
+	if err := s.sayIfUnsaved(cfg); err != nil {
+		return err
+	}
 	if !cfg.noAgentArgs && s.root != "" {
 		s.agent = argv
 		argv = agentArgs(argv, s.root)
@@ -64,6 +67,35 @@ func wrap(cfg *config, argv []string) error {
 	sayOrphans(in.Orphans()) // The terminal is restored: it is pbwrap's again.
 	logs.debugf("exit: status %d", status)
 	return quietExit(status)
+}
+
+// execDirectly runs argv in pbwrap's place, unwrapped, with the
+// effective settings in its environment, as a wrapped command would get
+// them. A --log that cannot be opened is refused here as it is when
+// wrapping, and one that can says why nothing was wrapped.
+func execDirectly(cfg *config, path string, argv []string) error {
+	logger, closeLog, err := openLog(cfg.logPath)
+	if err != nil {
+		return usagef("%s: %v", cfg.find("log").name(), err)
+	}
+	logger.Printf("start: %s, directly: %s", argv, passThroughReason(cfg))
+	closeLog()
+	root, err := store.ResolveRoot(cfg.root)
+	if err != nil {
+		root = cfg.root
+	}
+	return ptyproxy.Exec(path, argv, cfg.childEnv(os.Environ(), root))
+}
+
+// passThroughReason says why passThrough is true.
+func passThroughReason(cfg *config) string {
+	switch {
+	case cfg.off:
+		return "pbwrap is off (--off or PBWRAP_OFF)"
+	case os.Getenv("PBWRAP_SESSION") != "":
+		return "already inside pbwrap (PBWRAP_SESSION is set)"
+	}
+	return "standard input or output is not a terminal"
 }
 
 // sayOrphans tells the user, one line each, where the pastes went that
@@ -92,22 +124,27 @@ func passThrough(cfg *config) bool {
 // again; each time it gives it back (on every way out, at Ctrl-Z) it
 // undoes the modes the child left on, then turns bracketed paste off.
 func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs *logs) (ptyproxy.Config, *capture.Input) {
+	repeat := cfg.repeatWindow
+	if repeat == 0 {
+		repeat = -1 // Off: capture's zero is its default.
+	}
 	out := capture.NewOutput(capture.OutputConfig{AllowClipboardRead: cfg.allowClipboardRead, Logf: logs.logf, Debugf: logs.debugf})
 	in := capture.NewInput(capture.Config{
-		MinBytes:  cfg.minBytes,
-		MinLines:  cfg.minLines,
-		RefFormat: cfg.refFormat,
-		Silence:   cfg.pasteTimeout,
-		Burst:     cfg.burst,
-		Open:      s.open,
-		Mode:      out.Mode,
-		Logf:      logs.logf,
-		Debugf:    logs.debugf,
+		MinBytes:     cfg.minBytes,
+		MinLines:     cfg.minLines,
+		RefFormat:    cfg.refFormat,
+		Silence:      cfg.pasteTimeout,
+		Burst:        cfg.burst,
+		RepeatWindow: repeat,
+		Open:         s.open,
+		Mode:         out.Mode,
+		Logf:         logs.logf,
+		Debugf:       logs.debugf,
 	})
 	return ptyproxy.Config{
 		Path:          path,
 		Args:          argv,
-		Env:           s.childEnv(os.Environ()),
+		Env:           s.childEnv(cfg.childEnv(os.Environ(), s.root)),
 		Input:         in,
 		Output:        out,
 		TerminalSetup: func() []byte { return out.AppendRestore([]byte(bracketedOn)) },
@@ -311,13 +348,38 @@ func (s *sessionOpener) createElsewhere(root *store.Root) (*store.Session, error
 
 // sayIfUnsaved tells the user, once and before the child owns the
 // terminal, that pastes will go inline because the store cannot be used
-// until the root is fixed.
-func (s *sessionOpener) sayIfUnsaved() {
+// until the root is fixed, and how to learn more. With --require-store it
+// returns that as the error instead, and the command does not run.
+func (s *sessionOpener) sayIfUnsaved(cfg *config) error {
 	if s.rootErr == nil {
-		return
+		return nil
 	}
 	s.logf("%v", s.rootErr) // The store's errors say "store:".
-	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (pbwrap doctor tells more)\n", s.rootErr)
+	root := s.root
+	if root == "" {
+		root = cfg.root
+	}
+	doctor := "pbwrap --root " + shellQuote(root) + " doctor"
+	if cfg.requireStore {
+		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %v (%s tells more)", s.meta.Argv0, s.rootErr, doctor)
+	}
+	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (%s tells more)\n", s.rootErr, doctor)
+	return nil
+}
+
+// shellQuote returns v as a shell word: as it is when that is safe, in
+// single quotes otherwise.
+func shellQuote(v string) string {
+	safe := v != ""
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r)) {
+			safe = false
+		}
+	}
+	if safe {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
 // close ends the session: a run that saved nothing leaves nothing behind

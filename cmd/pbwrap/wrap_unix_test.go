@@ -141,3 +141,48 @@ func copyAll(f *os.File) (int, error) {
 		}
 	}
 }
+
+// When the root cannot be used at start, pbwrap says so in one line that
+// names the doctor command for that root, and runs the command; with
+// --require-store or PBWRAP_REQUIRE_STORE it refuses to run it, exit 1
+// (issue 14).
+func TestUnusableRootAtStart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(file, "root")
+	hint := "(pbwrap --root " + shellQuote(root) + " doctor tells more)\r\n"
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		env   []string
+		runs  bool
+	}{
+		{name: "default", runs: true},
+		{name: "--require-store", flags: []string{"--require-store"}},
+		{name: "PBWRAP_REQUIRE_STORE=yes", env: []string{"PBWRAP_REQUIRE_STORE=yes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			term := startPbwrap(t, ptytest.Job{Env: append([]string{"PBWRAP_ROOT=" + root}, tc.env...), Steps: []string{"ready", "exit:0"}}, tc.flags...)
+			if tc.runs {
+				term.WaitOutput("READY")
+				term.WantExit("exit 0")
+			} else {
+				term.WantExit("exit 1")
+			}
+			term.WaitOutput(hint)
+			out := string(term.Output())
+			prefix := "pbwrap: not saving pastes: "
+			if !tc.runs {
+				prefix = "pbwrap: not running "
+			}
+			if !strings.HasPrefix(out, prefix) || strings.Count(out, hint) != 1 {
+				t.Errorf("pbwrap said %q, want one line from %q to %q", out, prefix, hint)
+			}
+			if ran := strings.Contains(out, "READY"); ran != tc.runs {
+				t.Errorf("the command ran: %v, want %v (terminal: %q)", ran, tc.runs, out)
+			}
+		})
+	}
+}

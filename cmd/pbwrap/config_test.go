@@ -1,0 +1,138 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"168h", 168 * time.Hour, ""},
+		{"90m", 90 * time.Minute, ""},
+		{"7d", 7 * 24 * time.Hour, ""},
+		{"1d12h", 36 * time.Hour, ""},
+		{"0d30m", 30 * time.Minute, ""},
+		{"1.5h", 90 * time.Minute, ""},
+		{"0", 0, "want a positive duration"},
+		{"0d", 0, "want a positive duration"},
+		{"-1h", 0, "want a positive duration"},
+		{"-1d", 0, "want a positive duration"},
+		{"d", 0, "want a positive duration"},
+		{"soon", 0, "want a positive duration"},
+		{"7 d", 0, "want a positive duration"},
+		{"", 0, "want a positive duration"},
+		{"106751d", 106751 * 24 * time.Hour, ""},
+		{"106752d", 0, "too large"},
+		{"99999999999999999999d", 0, "too large"},
+		{"9999999999h", 0, "too large"},
+		{"106751d24h", 0, "too large"},
+	} {
+		got, err := parseDuration(tc.in)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("parseDuration(%q) = %v, %v, want %v", tc.in, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("parseDuration(%q) = %v, %v, want an error with %q", tc.in, got, err, tc.err)
+		}
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		words []string
+		check bool
+		root  string
+	}{
+		{nil, nil, false, ""},
+		{[]string{"a.md", "--check"}, []string{"a.md"}, true, ""},
+		{[]string{"--check", "a.md"}, []string{"a.md"}, true, ""},
+		{[]string{"a", "--root", "/r", "b"}, []string{"a", "b"}, false, "/r"},
+		{[]string{"a", "--", "--check", "b"}, []string{"a", "--check", "b"}, false, ""},
+		{[]string{"--", "--check"}, []string{"--check"}, false, ""},
+		{[]string{"-", "--check"}, []string{"-"}, true, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		check := boolFlag(fs, "check")
+		root := fs.String("root", "", "")
+		words, err := parseInterspersed(fs, tc.args)
+		if err != nil || !slices.Equal(words, tc.words) || *check != tc.check || *root != tc.root {
+			t.Errorf("parseInterspersed(%q) = %q, %v, check %v, root %q; want %q, check %v, root %q",
+				tc.args, words, err, *check, *root, tc.words, tc.check, tc.root)
+		}
+	}
+}
+
+// The config file: comments, blanks, spaces and quotes; every bad line an
+// error naming the file and the line.
+func TestReadConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) string {
+		path := filepath.Join(dir, "config")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	path := write("# comment\n\n  PBWRAP_MIN_BYTES = 100 \nPBWRAP_REF_FORMAT='<{path}>'\nPBWRAP_LOG=\"\"\n")
+	values, err := readConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]fileValue{
+		"PBWRAP_MIN_BYTES":  {"100", path + ":3"},
+		"PBWRAP_REF_FORMAT": {"<{path}>", path + ":4"},
+		"PBWRAP_LOG":        {"", path + ":5"},
+	} {
+		if got := values[name]; got != want {
+			t.Errorf("%s = %+v, want %+v", name, got, want)
+		}
+	}
+	for text, want := range map[string]string{
+		"PBWRAP_OFF=1\nPBWRAP_NOPE=1\n":                         ":2: unknown setting \"PBWRAP_NOPE\"",
+		"\n\nPBWRAP_OFF\n":                                      ":3: want NAME=VALUE",
+		"PBWRAP_OFF=1\n# x\nPBWRAP_OFF=0\n":                     ":3: PBWRAP_OFF is set again (first at " + path + ":1)",
+		"export PBWRAP_OFF=1\n":                                 ":1: unknown setting \"export PBWRAP_OFF\"",
+		"PBWRAP_MIN_BYTES=" + strings.Repeat("9", 70000) + "\n": "read " + path,
+	} {
+		write(text)
+		if _, err := readConfigFile(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("config %.40q: error %v, want one with %q", text, err, want)
+		}
+	}
+	if values, err := readConfigFile(filepath.Join(dir, "none")); err != nil || len(values) != 0 {
+		t.Errorf("a missing config file: %v, %v; want nothing and no error", values, err)
+	}
+}
+
+// The wrapped command's environment: PBWRAP_ROOT always, the settings not
+// at their default, the rest of the environment as it was.
+func TestChildEnv(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PBWRAP_TTL", "2d")
+	cfg := newConfig()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	cfg.addFlags(fs, nil)
+	if err := fs.Parse([]string{"--min-bytes", "100", "--off", "--root", "/some/root"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.load(); err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.childEnv([]string{"HOME=/h", "PBWRAP_ROOT=/old", "PBWRAP_TTL=2d", "PBWRAP_MIN_BYTES=5"}, "/resolved/root")
+	want := []string{"HOME=/h", "PBWRAP_ROOT=/resolved/root", "PBWRAP_MIN_BYTES=100", "PBWRAP_TTL=2d", "PBWRAP_OFF=true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("childEnv = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The README documents everything the help names: each command (each
+// agent of pbwrap hook too), each flag of pbwrap and of its commands, and
+// each environment variable, as found in what pbwrap help and pbwrap
+// COMMAND --help print, so that a new one cannot be left out (issue 14).
+func TestReadmeCoversHelp(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := pbwrapOutput(t, "help")
+	commands := helpCommands(help)
+	if len(commands) < 9 {
+		t.Fatalf("found only these commands in pbwrap help: %q", commands)
+	}
+	for _, c := range commands {
+		if !strings.Contains(string(readme), "pbwrap "+c) {
+			t.Errorf("README.md does not mention pbwrap %s", c)
+		}
+	}
+	flags := regexp.MustCompile(`(?m)^  (-[a-z]), (--[a-z-]+)|^  (--[a-z][a-z-]+)`).FindAllStringSubmatch(help, -1)
+	for _, c := range commands {
+		if name, _, _ := strings.Cut(c, " "); name != "help" {
+			flags = append(flags, regexp.MustCompile(`(--[a-z][a-z-]+)`).FindAllStringSubmatch(pbwrapOutput(t, name, "--help"), -1)...)
+		}
+	}
+	if len(flags) < 15 {
+		t.Fatalf("found only these flags in the help: %q", flags)
+	}
+	seen := make(map[string]bool)
+	for _, m := range flags {
+		for _, f := range m[1:] {
+			if f == "" || seen[f] {
+				continue
+			}
+			seen[f] = true
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9-])` + regexp.QuoteMeta(f) + `($|[^A-Za-z0-9-])`).Match(readme) {
+				t.Errorf("README.md does not mention %s", f)
+			}
+		}
+	}
+	for _, v := range slices.Compact(slices.Sorted(slices.Values(regexp.MustCompile(`PBWRAP_[A-Z_]+`).FindAllString(help, -1)))) {
+		if !strings.Contains(string(readme), v) {
+			t.Errorf("README.md does not mention %s", v)
+		}
+	}
+}
+
+// helpCommands returns the commands pbwrap help lists: "list", "hook
+// claude", "hook codex", ..., "help agents".
+func helpCommands(help string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^  pbwrap ([a-z][a-z-]*)(?: ([a-z]+(?:\|[a-z]+)+|agents))?`).FindAllStringSubmatch(help, -1) {
+		if m[2] == "" {
+			out = append(out, m[1])
+			continue
+		}
+		for _, sub := range strings.Split(m[2], "|") {
+			out = append(out, m[1]+" "+sub)
+		}
+	}
+	return out
+}
+
+// pbwrapOutput runs the built pbwrap with args and returns its standard
+// output.
+func pbwrapOutput(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(pbwrapBin, args...).Output()
+	if err != nil {
+		t.Fatalf("pbwrap %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
