@@ -46,6 +46,9 @@ func runExpand(c *command, _ *config, args []string) error {
 	if err := c.parse(fs, args, 1); err != nil {
 		return err
 	}
+	if name := fs.Arg(0); (name == "" || name == "-") && stdinIsTerminal() {
+		fmt.Fprintln(os.Stderr, readingStdin)
+	}
 	src, err := readInput(fs.Arg(0))
 	if err != nil {
 		return err
@@ -70,6 +73,10 @@ func runExpand(c *command, _ *config, args []string) error {
 	_, err = os.Stdout.Write(out)
 	return err
 }
+
+// readingStdin tells someone who typed pbwrap expand on a terminal why
+// nothing happens: it waits for the text.
+const readingStdin = "pbwrap expand: reading standard input; end it with Ctrl-D at the start of a line (or give a FILE)"
 
 // readInput reads a named file, or standard input for "" or "-".
 func readInput(name string) ([]byte, error) {
