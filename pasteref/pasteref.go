@@ -70,7 +70,8 @@
 // # Errors
 //
 // Expand and Check return an *Error naming the first bad reference in the
-// input, its byte offset and the reason. For one reference the checks run in
+// input, its byte offset, its line and the reason; ExpandAll and CheckAll,
+// for people who fix them all at once, return one for every bad reference. For one reference the checks run in
 // this order: syntax (ErrMalformed), ErrRelativePath, ErrStartLine,
 // ErrEndBeforeStart, opening and reading the file (an *fs.PathError as the
 // os package returns it, or one wrapping ErrNotRegular for a directory, a
