@@ -6,7 +6,7 @@
 //	pbwrap [flags] [--] COMMAND [ARGS...]   run COMMAND wrapped
 //	pbwrap list [--json]                    list the saved pastes
 //	pbwrap show [last | SESSION[:N] | PATH] print a saved paste
-//	pbwrap stats [--json] [--since D]      count what was kept out of context
+//	pbwrap stats [--json] [--since D]       count what was kept out of context
 //	pbwrap clean [--all [--yes]] [--older-than D] [--dry-run]
 //	                                        remove old saved pastes
 //	pbwrap doctor [--paste]                 check the root, terminal and agents
