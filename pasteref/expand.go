@@ -2,6 +2,8 @@ package pasteref
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -11,26 +13,69 @@ import (
 // file is read once for all of them, and the limits count them all.
 type doc struct {
 	src   []byte
-	patch bool    // a patch: references are whole added lines (ExpandPatch)
-	toks  []token // in input order
-	stop  *Error  // the first reference wrong on its face; toks end before it
-	size  int     // the output's size, once judged
-	out   []byte  // the output, once assembled
+	patch bool     // a patch: references are whole added lines (ExpandPatch)
+	toks  []token  // in input order
+	stop  *Error   // the first reference wrong on its face; toks end before it
+	bad   []*Error // for runAll: every reference wrong on its face (toks has the others)
+	size  int      // the output's size, once judged
+	out   []byte   // the output, once assembled
+	lines lineCursor
 }
 
 // newDoc lexes src; in a patch it also checks where references stand.
 func newDoc(src []byte, patch bool) *doc {
-	d := &doc{src: src, patch: patch}
-	d.toks, d.stop = lex(src)
+	d := &doc{src: src, patch: patch, lines: lineCursor{src: src}}
+	toks, errs := lex(src, false)
+	d.toks = toks
+	if len(errs) > 0 {
+		d.stop = d.withLine(errs[0])
+	}
 	if patch {
 		d.place()
 	}
 	return d
 }
 
+// newDocAll lexes src for runAll: every token, and in bad every reference
+// wrong on its face.
+func newDocAll(src []byte) *doc {
+	d := &doc{src: src, lines: lineCursor{src: src}}
+	d.toks, d.bad = lex(src, true)
+	for _, e := range d.bad {
+		d.withLine(e)
+	}
+	return d
+}
+
 // refError is the *Error for the reference t of d.
 func (d *doc) refError(t *token, err error) *Error {
-	return &Error{Ref: shorten(string(d.src[t.off:t.end])), Offset: t.off, Err: err}
+	return d.withLine(&Error{Ref: shorten(string(d.src[t.off:t.end])), Offset: t.off, Err: err})
+}
+
+// withLine sets e.Line from e.Offset, and returns e.
+func (d *doc) withLine(e *Error) *Error {
+	e.Line = d.lines.at(e.Offset)
+	return e
+}
+
+// lineCursor gives the line of an offset in src. It counts on from the
+// last offset it was asked for, so that a call that reports every bad
+// reference, in input order, reads src about once, not once per error.
+type lineCursor struct {
+	src  []byte
+	off  int // counted up to here
+	line int // the line at off, minus 1
+}
+
+// at returns the 1-based line of src[off]: one more than the newlines
+// before it. A lone CR is no line break, as in a reference's range.
+func (c *lineCursor) at(off int) int {
+	if off < c.off {
+		c.off, c.line = 0, 0
+	}
+	c.line += bytes.Count(c.src[c.off:off], []byte("\n"))
+	c.off = off
+	return c.line + 1
 }
 
 // opener opens a file for reading, refusing anything but a regular file.
@@ -52,6 +97,7 @@ type expansion struct {
 	docs    []*doc
 	open    opener
 	build   bool                  // keep the ranges and assemble the output (Expand), or only judge (Check)
+	all     bool                  // judge every reference (runAll), not only up to the first bad one
 	files   map[string]*fileState // by path as written
 	text    int                   // bytes of the docs outside the tokens
 	ranged  int                   // bytes of ranges read so far, counted once per reference
@@ -78,6 +124,66 @@ func run(docs []*doc, open opener, build bool) error {
 		}
 	}
 	return nil
+}
+
+// runAll is run for a caller that reports every bad reference, not only
+// the first (ExpandAll, CheckAll): files that fail do not stop the reading,
+// and every reference is judged. It returns the errors in input order, or
+// none. A limit of the whole call (MaxRefs, MaxOutput, MaxRead) ends the
+// list: every reference after it would fail with it.
+func runAll(docs []*doc, open opener, build bool) []*Error {
+	x := &expansion{docs: docs, open: open, build: build, all: true, files: make(map[string]*fileState)}
+	if err := x.count(); err != nil {
+		return []*Error{err}
+	}
+	x.readAll()
+	if errs := x.judgeAll(); len(errs) > 0 {
+		return errs
+	}
+	if build {
+		for _, d := range docs {
+			d.out = d.assemble()
+		}
+	}
+	return nil
+}
+
+// judgeAll is judge for runAll: it returns the error of every bad
+// reference, in input order, those wrong on their face (doc.bad) among
+// them, up to and with the first limit of the whole call.
+func (x *expansion) judgeAll() []*Error {
+	var errs []*Error
+	size := 0
+	var last *token
+	var lastDoc *doc
+	for _, d := range x.docs {
+		bad, prev := d.bad, 0
+		for i := range d.toks {
+			t := &d.toks[i]
+			from, to := t.span()
+			size += from - prev
+			prev = to
+			if t.escape {
+				continue
+			}
+			for len(bad) > 0 && bad[0].Offset < t.off {
+				errs, bad = append(errs, bad[0]), bad[1:]
+			}
+			last, lastDoc = t, d
+			if err := x.judgeRef(t, d.patch, &size); err != nil {
+				errs = append(errs, d.refError(t, err))
+				if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrReadLimit) {
+					return errs
+				}
+			}
+		}
+		errs = append(errs, bad...)
+		size += len(d.src) - prev
+	}
+	if last != nil && (size > maxOutput || x.stopped != notStopped) {
+		errs = append(errs, lastDoc.refError(last, tooLarge())) // As in judge.
+	}
+	return errs
 }
 
 // count applies maxRefs and adds up the text outside the tokens.
@@ -111,7 +217,7 @@ func (x *expansion) readAll() {
 		}
 		f := x.readFile(path, byPath[path], br)
 		x.files[path] = f
-		if f.err != nil {
+		if f.err != nil && !x.all {
 			// Every reference before this file's first one names a file
 			// read already, and that one fails: nothing more to learn.
 			x.stopped = stopFailed

@@ -54,6 +54,48 @@ func FuzzExpandNeverPanics(f *testing.F) {
 	})
 }
 
+// FuzzExpandAll: ExpandAll and CheckAll fail exactly when Expand does,
+// with the errors of Expand's kind, in input order, the first being
+// Expand's; on success ExpandAll returns what Expand does.
+func FuzzExpandAll(f *testing.F) {
+	for _, tt := range expandTests {
+		f.Add(tt.in)
+	}
+	for _, tt := range expandErrorTests {
+		f.Add(tt.in)
+	}
+	f.Add("{{file:<D>/nope:1:2}}\n{{file:/x:0:1}}{{file:<D>/f:9:9}}\n{{file:<D>/nope:3:4}}{{file:x")
+	f.Add("{{file:<D>/f:1:4}}\n{{file:<D>/d:1:1}}\r{{file:<D>/g:2:2}}\n\\{{file:<D>/e:1:1}}{{file:<D>/e:1:1}}")
+	dir := fuzzDir(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		src := []byte(strings.ReplaceAll(in, dirMark, dir))
+		want, werr := Expand(src)
+		out, errs := ExpandAll(src)
+		cerrs := CheckAll(src)
+		if (werr == nil) != (len(errs) == 0) || len(errs) != len(cerrs) {
+			t.Fatalf("ExpandAll(%q): %d errors, CheckAll %d; Expand: %v", src, len(errs), len(cerrs), werr)
+		}
+		if werr == nil {
+			if !bytes.Equal(out, want) || out == nil {
+				t.Fatalf("ExpandAll(%q) = %q, want Expand's %q", src, out, want)
+			}
+			return
+		}
+		if !sameError(errs[0], werr) {
+			t.Fatalf("ExpandAll(%q): first error %v, Expand's %v", src, errs[0], werr)
+		}
+		for i, e := range errs {
+			checkError(t, src, out, e)
+			if !sameError(e, cerrs[i]) {
+				t.Fatalf("ExpandAll(%q) error %d: %v, CheckAll's %v", src, i, e, cerrs[i])
+			}
+			if i > 0 && e.Offset <= errs[i-1].Offset && !errors.Is(e, ErrTooLarge) {
+				t.Fatalf("ExpandAll(%q): error %d at offset %d after one at %d; want input order", src, i, e.Offset, errs[i-1].Offset)
+			}
+		}
+	})
+}
+
 // checkError checks what Expand returned on failure.
 func checkError(t *testing.T, src, out []byte, err error) {
 	t.Helper()
@@ -70,6 +112,9 @@ func checkError(t *testing.T, src, out []byte, err error) {
 	ref := strings.TrimSuffix(e.Ref, "...")
 	if !strings.HasPrefix(ref, marker) || !bytes.HasPrefix(src[e.Offset:], []byte(ref)) {
 		t.Fatalf("Expand(%q) error Ref %q is not the input at offset %d", src, e.Ref, e.Offset)
+	}
+	if want := 1 + bytes.Count(src[:e.Offset], []byte("\n")); e.Line != want {
+		t.Fatalf("Expand(%q) error at offset %d says line %d, want %d", src, e.Offset, e.Line, want)
 	}
 	if len(e.Ref) > maxRef+len("...") {
 		t.Fatalf("Expand(%q) error Ref has %d bytes, want at most %d", src, len(e.Ref), maxRef+3)
@@ -276,7 +321,12 @@ func FuzzPatch(f *testing.F) {
 
 // patchOneByOne is ExpandPatch as it was: Expand on each piece.
 func patchOneByOne(patch []byte) ([]byte, error) {
-	toks, stop := lex(patch)
+	toks, errs := lex(patch, false)
+	var stop *Error
+	if len(errs) > 0 {
+		stop = errs[0]
+		stop.Line = 1 + bytes.Count(patch[:stop.Offset], []byte("\n"))
+	}
 	var out []byte
 	prev := 0
 	for i := range toks {
@@ -286,16 +336,16 @@ func patchOneByOne(patch []byte) ([]byte, error) {
 		}
 		start, end, ok := wholeAddedLine(patch, t)
 		if !ok {
-			return nil, &Error{Ref: shorten(string(patch[t.off:t.end])), Offset: t.off, Err: ErrPatchPlacement}
+			return nil, &Error{Ref: shorten(string(patch[t.off:t.end])), Offset: t.off, Line: 1 + bytes.Count(patch[:t.off], []byte("\n")), Err: ErrPatchPlacement}
 		}
 		text, err := Expand(patch[prev:start])
 		if err != nil {
-			return nil, movedBy(err, prev)
+			return nil, movedBy(err, patch, prev)
 		}
 		out = append(out, text...)
 		lines, err := Expand(patch[t.off:t.end])
 		if err != nil {
-			return nil, movedBy(err, t.off)
+			return nil, movedBy(err, patch, t.off)
 		}
 		out = appendAdded(out, [][]byte{lines})
 		prev = end
@@ -305,16 +355,17 @@ func patchOneByOne(patch []byte) ([]byte, error) {
 	}
 	text, err := Expand(patch[prev:])
 	if err != nil {
-		return nil, movedBy(err, prev)
+		return nil, movedBy(err, patch, prev)
 	}
 	return append(out, text...), nil
 }
 
-func movedBy(err error, off int) error {
+func movedBy(err error, patch []byte, off int) error {
 	var e *Error
 	if errors.As(err, &e) {
 		moved := *e
 		moved.Offset += off
+		moved.Line = 1 + bytes.Count(patch[:moved.Offset], []byte("\n"))
 		return &moved
 	}
 	return err

@@ -35,13 +35,15 @@ func (t *token) span() (from, to int) {
 
 // lex finds the tokens of src, in order. It stops at the first reference that
 // is wrong on its face (malformed, relative, a bad range) and returns the
-// tokens before it with that reference's error; no file is read.
-func lex(src []byte) ([]token, *Error) {
-	var toks []token
+// tokens before it with that reference's error; no file is read. With all
+// set it goes on after such a reference, from where it was judged to end,
+// and returns every token and the error of every reference wrong on its
+// face, in input order.
+func lex(src []byte, all bool) (toks []token, errs []*Error) {
 	for i := 0; ; {
 		j := bytes.Index(src[i:], []byte(marker))
 		if j < 0 {
-			return toks, nil
+			return toks, errs
 		}
 		j += i
 		if j > 0 && src[j-1] == '\\' {
@@ -51,10 +53,14 @@ func lex(src []byte) ([]token, *Error) {
 		}
 		t, err := lexRef(src, j)
 		if err != nil {
-			return toks, &Error{Ref: shorten(string(src[j:t.end])), Offset: j, Err: err}
+			errs = append(errs, &Error{Ref: shorten(string(src[j:t.end])), Offset: j, Err: err})
+			if !all {
+				return toks, errs
+			}
+		} else {
+			toks = append(toks, t)
 		}
-		toks = append(toks, t)
-		i = t.end
+		i = t.end // Past the marker, also for a malformed reference.
 	}
 }
 

@@ -70,7 +70,8 @@
 // # Errors
 //
 // Expand and Check return an *Error naming the first bad reference in the
-// input, its byte offset and the reason. For one reference the checks run in
+// input, its byte offset, its line and the reason; ExpandAll and CheckAll,
+// for people who fix them all at once, return one for every bad reference. For one reference the checks run in
 // this order: syntax (ErrMalformed), ErrRelativePath, ErrStartLine,
 // ErrEndBeforeStart, opening and reading the file (an *fs.PathError as the
 // os package returns it, or one wrapping ErrNotRegular for a directory, a
@@ -155,6 +156,7 @@ type Error struct {
 	// input over MaxHookInput).
 	Ref    string
 	Offset int   // byte offset of the reference in the input
+	Line   int   // 1-based line of the reference in the input ("\n" ends a line); 0 when Ref is empty
 	Err    error // the reason: wraps one of the Err variables, or an *fs.PathError
 }
 
@@ -244,6 +246,29 @@ func Expand(src []byte) ([]byte, error) {
 // building the output. It returns the same error Expand would.
 func Check(src []byte) error {
 	return run([]*doc{newDoc(src, false)}, openFile, false)
+}
+
+// ExpandAll is Expand for people, who fix every bad reference at once: it
+// does not stop at the first one. On success it returns what Expand
+// returns. Otherwise it returns nil and an *Error for each bad reference,
+// in input order, the first being the one Expand names; a file that
+// cannot be read fails every reference to it. The limits of the call
+// (MaxRefs, MaxOutput, MaxRead) still apply to the whole input: the list
+// ends at the first reference that passes one, since every later one would
+// fail with it. Files that fail do not stop the reading of the others, so
+// a failed call may read more than Expand would have, within MaxRead.
+func ExpandAll(src []byte) ([]byte, []*Error) {
+	d := newDocAll(src)
+	if errs := runAll([]*doc{d}, openFile, true); len(errs) > 0 {
+		return nil, errs
+	}
+	return d.out, nil
+}
+
+// CheckAll validates every reference as ExpandAll does, without building
+// the output, and returns the same errors.
+func CheckAll(src []byte) []*Error {
+	return runAll([]*doc{newDocAll(src)}, openFile, false)
 }
 
 func tooLarge() error {

@@ -363,7 +363,7 @@ func sameError(a, b error) bool {
 	if !errors.As(a, &ea) || !errors.As(b, &eb) {
 		return a == nil && b == nil
 	}
-	return ea.Error() == eb.Error() && ea.Offset == eb.Offset
+	return ea.Error() == eb.Error() && ea.Offset == eb.Offset && ea.Line == eb.Line
 }
 
 func TestContains(t *testing.T) {
@@ -653,7 +653,7 @@ func TestLex(t *testing.T) {
 				{off: 31, end: 49, path: "/a:b", first: 7, last: 9}}},
 	}
 	for _, tt := range tests {
-		got, err := lex([]byte(tt.in))
+		got, err := lex([]byte(tt.in), false)
 		if err != nil {
 			t.Errorf("lex(%q): %v", tt.in, err)
 			continue

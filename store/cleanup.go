@@ -166,8 +166,8 @@ func (c *Cleaner) now() time.Time {
 // cleanEntry removes the root's entry name if it is an expired session
 // that is not live, and adds what it did to rep.
 func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl time.Duration) {
-	if name == CleanupLockName {
-		return
+	if name == CleanupLockName || isCountersName(name) {
+		return // The root's own files: the counters outlive every session.
 	}
 	if !isSessionID(name) {
 		rep.skip(name, "not a session pbwrap made")

@@ -84,6 +84,12 @@ type Manifest struct {
 // is the session's paste-<n>.txt), and a record past the manifest's
 // limits (maxManifestPastes records, maxManifestBytes bytes). On error the
 // manifest, on disk and in memory, is as before.
+//
+// Once the manifest holds the record, Record adds the paste to the root's
+// counters (CountersName), which outlive the session, for pbwrap stats.
+// When only that fails (the counters lock held by another process for
+// longer than countersLockWait, a counters file this package did not
+// write), the manifest keeps the record and the error wraps ErrNotCounted.
 func (s *Session) Record(p PasteRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,6 +106,9 @@ func (s *Session) Record(p PasteRecord) error {
 	if err := s.writeManifest(); err != nil {
 		s.manifest.Pastes = s.manifest.Pastes[:len(s.manifest.Pastes)-1]
 		return err
+	}
+	if err := countPaste(s.root, s.manifest.Argv0, p, time.Now()); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotCounted, err)
 	}
 	return nil
 }

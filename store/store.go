@@ -11,6 +11,8 @@
 //	<root>/<session-uuidv7>/.tmp-*         files being written
 //	<root>/<session-uuidv7>/debug.log      pbwrap's log with PBWRAP_DEBUG=1 and no --log
 //	<root>/.cleanup.lock                   held while a cleaner removes expired sessions
+//	<root>/.counters.json                  pastes per agent and day since the first, for pbwrap stats (0600)
+//	<root>/.counters.lock                  flock held while the counters are updated
 //
 // The root and session directories are 0700. Every file is first written
 // under a temp name in the directory it ends up in, synced, then given its

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pbwrap/pbwrap/store"
+	"golang.org/x/term"
 )
 
 var cleanCommand = &command{
 	name:    "clean",
-	usage:   "clean [--all] [--older-than DURATION] [--dry-run]",
+	usage:   "clean [--all [--yes]] [--older-than DURATION] [--dry-run]",
 	summary: "remove saved pastes whose session ended longer ago than the TTL",
 	help: `A session is removed when it ended longer ago than the TTL (--ttl or
 PBWRAP_TTL, default 168h), and never while its pbwrap still runs: the TTL
@@ -22,8 +26,16 @@ left in a session that no longer runs are removed at once; the session itself
 stays until its TTL.
 
   --all                  remove every session that is not running, whatever its age
+  --yes                  with --all, remove without asking
   --older-than DURATION  use this age instead of the TTL (36h, 90m, 2d)
-  --dry-run              say what would be removed, remove nothing`,
+  --dry-run              say what would be removed, remove nothing
+
+--all asks first: on a terminal it lists the sessions it would remove and
+asks before removing them (answer y). Without a terminal to ask on (a
+script, a pipe) it removes nothing and fails with exit status 2 unless
+--yes is given, so that what a script does never depends on whether a
+terminal happens to be attached. --yes skips the question in both cases;
+--dry-run never needs it.`,
 	run:     runClean,
 	globals: []string{"root", "ttl"},
 }
@@ -32,9 +44,14 @@ func runClean(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	all := boolFlag(fs, "all")
 	dryRun := boolFlag(fs, "dry-run")
+	yes := boolFlag(fs, "yes")
 	olderThan := fs.String("older-than", "", "")
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
+	}
+	ask := *all && !*dryRun && !*yes
+	if ask && !stdinIsTerminal() {
+		return c.usagef("--all removes every session that is not running: add --yes to do it without a terminal to ask on (--dry-run shows what it would remove)")
 	}
 	ttl := cfg.ttl
 	if *olderThan != "" {
@@ -48,6 +65,12 @@ func runClean(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
+	if ask {
+		ok, err := confirmClean(root, ttl, os.Stdin, os.Stderr)
+		if err != nil || !ok {
+			return err
+		}
+	}
 	cl := &store.Cleaner{Root: root, TTL: ttl, All: *all, DryRun: *dryRun}
 	report, err := cl.Clean()
 	if errors.Is(err, store.ErrCleanupBusy) {
@@ -59,6 +82,41 @@ func runClean(c *command, cfg *config, args []string) error {
 	}
 	printCleanReport(report, root, *dryRun)
 	return nil
+}
+
+// stdinIsTerminal reports whether standard input is a terminal, where
+// pbwrap can ask the user; a variable for tests.
+var stdinIsTerminal = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
+
+// confirmClean asks the user, on w, before clean --all removes the
+// sessions that no pbwrap runs: it lists them (a dry run) and reads the
+// answer, a line, from r. It reports whether to go on: yes when there is
+// nothing to remove (the cleanup then says so), and when the answer is y
+// or yes; anything else, the end of input included, is no, and it says
+// that nothing was removed.
+func confirmClean(root string, ttl time.Duration, r io.Reader, w io.Writer) (bool, error) {
+	report, err := (&store.Cleaner{Root: root, TTL: ttl, All: true, DryRun: true}).Clean()
+	if errors.Is(err, store.ErrCleanupBusy) || (err == nil && len(report.Removed) == 0) {
+		return true, nil // Clean says it all.
+	}
+	if err != nil {
+		return false, err
+	}
+	now := time.Now()
+	for _, s := range report.Removed {
+		fmt.Fprintf(w, "session %s: %s, %s, idle %s\n", printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+	}
+	fmt.Fprintf(w, "remove %s (%s), which no pbwrap runs? [y/N] ", plural(len(report.Removed), "session"), humanBytes(report.Bytes))
+	answer, _ := bufio.NewReader(r).ReadString('\n') // An error is no answer: no.
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true, nil
+	}
+	if !strings.HasSuffix(answer, "\n") {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "nothing removed")
+	return false, nil
 }
 
 // printCleanReport says what a cleanup removed (or, in a dry run, would

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +20,9 @@ literal text {{file:.
 
 Any bad reference (malformed, relative path, missing or unreadable file, not
 a regular file, a range outside the file, an output over 64 MiB) aborts the
-whole expansion: nothing is written to standard output, the reason goes to
-standard error, and the exit status is 1.
+whole expansion: nothing is written to standard output, and the exit status
+is 1. Standard error lists every bad reference, not only the first, one line
+each: FILE:LINE: REFERENCE: REASON (<stdin> for standard input).
 
 Each file is opened once, however many references name it, and read only as
 far as they need. One run takes at most 10000 references and reads at most
@@ -33,13 +33,11 @@ end, stops at 256 MiB, saying how many lines it saw ("at least N lines").
 Memory stays bounded by the 64 MiB cap, however large the files or lines.
 Symbolic links are followed here (pbwrap hook is stricter).
 
-  --check   validate the references (reading the files) without writing anything`,
+  --check   validate the references (reading the files) without writing anything;
+            the bad ones are listed the same way`,
 	run:     runExpand,
 	lenient: true,
 }
-
-// expandAction is the Action line of a failed pbwrap expand.
-const expandAction = "Nothing was written. Fix the reference and run again; do NOT substitute empty content."
 
 func runExpand(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
@@ -47,23 +45,24 @@ func runExpand(c *command, cfg *config, args []string) error {
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
-	src, err := readInput(fs.Arg(0))
+	name := fs.Arg(0)
+	if (name == "" || name == "-") && stdinIsTerminal() {
+		fmt.Fprintln(os.Stderr, readingStdin)
+	}
+	src, err := readInput(name)
 	if err != nil {
 		return err
 	}
 	var out []byte
+	var errs []*pasteref.Error
 	if *check {
-		err = pasteref.Check(src)
+		errs = pasteref.CheckAll(src)
 	} else {
-		out, err = pasteref.Expand(src)
+		out, errs = pasteref.ExpandAll(src)
 	}
-	var perr *pasteref.Error
-	if errors.As(err, &perr) {
-		fmt.Fprint(os.Stderr, perr.Report(expandAction))
+	if len(errs) > 0 {
+		reportBadRefs(os.Stderr, inputName(name), errs, *check)
 		return quietExit(1)
-	}
-	if err != nil {
-		return err
 	}
 	if *check {
 		return nil
@@ -71,6 +70,38 @@ func runExpand(c *command, cfg *config, args []string) error {
 	_, err = os.Stdout.Write(out)
 	return err
 }
+
+// reportBadRefs tells a person every bad reference, one line each, as
+// compilers do (FILE:LINE: REFERENCE: REASON), then that nothing was
+// written. The words for a model ("do NOT substitute empty content") are
+// the hooks' alone.
+func reportBadRefs(w io.Writer, name string, errs []*pasteref.Error, check bool) {
+	for _, e := range errs {
+		if e.Ref == "" {
+			fmt.Fprintf(w, "%s: %s\n", printable(name), printable(e.Err.Error()))
+			continue
+		}
+		fmt.Fprintf(w, "%s:%d: %s: %s\n", printable(name), e.Line, printable(e.Ref), printable(e.Err.Error()))
+	}
+	bad := plural(len(errs), "bad reference")
+	if check {
+		fmt.Fprintf(w, "pbwrap expand: %s\n", bad)
+		return
+	}
+	fmt.Fprintf(w, "pbwrap expand: %s; nothing written\n", bad)
+}
+
+// inputName names the input in messages, as compilers do.
+func inputName(name string) string {
+	if name == "" || name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
+
+// readingStdin tells someone who typed pbwrap expand on a terminal why
+// nothing happens: it waits for the text.
+const readingStdin = "pbwrap expand: reading standard input; end it with Ctrl-D at the start of a line (or give a FILE)"
 
 // readInput reads a named file, or standard input for "" or "-".
 func readInput(name string) ([]byte, error) {

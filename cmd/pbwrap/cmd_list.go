@@ -36,8 +36,8 @@ The format number changes only when a field changes meaning or goes away.
 
 A session whose manifest is missing, unreadable, larger than any pbwrap writes,
 or holds what pbwrap would not have written (a path outside its session, a
-negative size) is skipped, with one line on stderr saying why; so do show and
-stats. Values that do not print (escape sequences) are shown escaped.`,
+negative size) is skipped, with one line on stderr saying why; so does show.
+Values that do not print (escape sequences) are shown escaped.`,
 	run:     runList,
 	globals: []string{"root"},
 }

@@ -2,25 +2,48 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/pbwrap/pbwrap/store"
 )
 
 var statsCommand = &command{
 	name:    "stats",
-	usage:   "stats",
+	usage:   "stats [--json] [--since DURATION | DATE]",
 	summary: "count the pastes kept out of the agents' context, per agent and in total",
 	help: `A paste counts each time a reference went to the agent in its place, a reused
 file included. The tokens are an estimate: bytes divided by 4, the usual rule of
 thumb for English text and code with the tokenizers agents use (real counts
 vary with the text and the model: logs and minified code run higher, prose
 lower). Pastes that went in as text (small, repeated, or after a failure) are
-counted apart. Only sessions still under the root count: pbwrap clean and the
-TTL remove the others.`,
+counted apart. A command that never had a paste saved (a shell, say) gets no
+row of its own; its pastes count in the total.
+
+The counts go back to the first paste under the root: pbwrap keeps them per
+agent and day in ROOT/.counters.json, which pbwrap clean and the TTL leave
+alone. A counters file that pbwrap did not write (agents can write in the
+root) is refused, with the reason; remove it to count from zero.
+
+  --json          print the counts as JSON (below)
+  --since WHEN    count from the day of WHEN: a duration back from now, as for
+                  --ttl (36h), or a date (2026-11-01). Counts are kept per day
+                  (local time), so a duration counts from the start of the day
+                  it reaches back to.
+
+--json prints {"format": 1, "root": ROOT, "since": first day counted
+  (YYYY-MM-DD, "" when nothing was), "agents": [...], "total": {...}} where
+  each agent is {"agent": the wrapped command's name, "saved": pastes kept
+  out, "bytes": their size, "tokens": bytes / 4, "inline": pastes that went in
+  as text, "fallback": pastes that went in as text because saving failed},
+  most bytes first, and total is the same without "agent", every command
+  counted. The format number changes only when a field changes meaning or
+  goes away.`,
 	run:     runStats,
 	globals: []string{"root"},
 }
@@ -28,83 +51,156 @@ TTL remove the others.`,
 // bytesPerToken is the rule of thumb for the token estimate.
 const bytesPerToken = 4
 
+// statsFormat is the version of stats' JSON schema.
+const statsFormat = 1
+
+// A tally is what one agent's pastes, or all of them, came to.
 type tally struct {
-	agent    string
-	saved    int
-	bytes    int64
-	inline   int
-	fallback int
+	Agent    string `json:"agent,omitempty"`
+	Saved    int64  `json:"saved"`
+	Bytes    int64  `json:"bytes"`
+	Tokens   int64  `json:"tokens"`
+	Inline   int64  `json:"inline"`
+	Fallback int64  `json:"fallback"`
 }
 
 func runStats(c *command, cfg *config, args []string) error {
-	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
+	fs := c.flags(cfg)
+	asJSON := boolFlag(fs, "json")
+	sinceArg := fs.String("since", "", "")
+	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
+	}
+	since := ""
+	if *sinceArg != "" {
+		var err error
+		if since, err = parseSince(*sinceArg, time.Now()); err != nil {
+			return c.usagef("--since=%q: %v", *sinceArg, err)
+		}
 	}
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
 		return err
 	}
-	sessions, err := listSessions(root)
+	counters, err := store.ReadCounters(root)
 	if err != nil {
-		return err
+		return printableError(err)
 	}
-	rows, total := tallySessions(sessions)
-	if total.saved+total.inline+total.fallback == 0 {
-		fmt.Printf("no pastes recorded under %s\n", printable(root))
+	rows, total, first := tallyCounts(counters.Counts, since)
+	if *asJSON {
+		return printStatsJSON(os.Stdout, root, first, rows, total)
+	}
+	if first == "" {
+		fmt.Printf("no pastes recorded under %s%s\n", printable(root), sinceText(since))
 		return nil
 	}
-	return printTallies(append(rows, total))
+	return printTallies(os.Stdout, append(rows, total), first, since)
 }
 
-// tallySessions counts the pastes of every session by outcome, per agent,
-// most bytes kept out first, and in total.
-func tallySessions(sessions []store.SessionSummary) (rows []*tally, total *tally) {
+// parseSince turns --since into the first day to count (store.DayLayout,
+// local time): a date as it is, or the day a duration back from now falls
+// on.
+func parseSince(v string, now time.Time) (string, error) {
+	if day, err := time.ParseInLocation(store.DayLayout, v, time.Local); err == nil {
+		return day.Format(store.DayLayout), nil
+	}
+	d, err := parseDuration(v)
+	if err != nil {
+		return "", fmt.Errorf("want a duration such as 36h or a date such as 2026-11-01")
+	}
+	return now.Add(-d).Format(store.DayLayout), nil
+}
+
+func sinceText(since string) string {
+	if since == "" {
+		return ""
+	}
+	return " since " + since
+}
+
+// tallyCounts adds up the counts from the day since on ("" for all), per
+// agent, most bytes kept out first, leaving out the agents that never had
+// a paste saved, and in total, all of them. first is the first day counted,
+// "" when there was none.
+func tallyCounts(counts []store.Count, since string) (rows []*tally, total *tally, first string) {
 	byAgent := map[string]*tally{}
-	total = &tally{agent: "total"}
-	for _, s := range sessions {
-		if s.Manifest == nil {
+	total = &tally{}
+	for _, n := range counts {
+		if n.Day < since { // Days sort as text.
 			continue
 		}
-		t := byAgent[s.Manifest.Argv0]
+		if first == "" || n.Day < first {
+			first = n.Day
+		}
+		t := byAgent[n.Agent]
 		if t == nil {
-			t = &tally{agent: s.Manifest.Argv0}
-			byAgent[s.Manifest.Argv0] = t
+			t = &tally{Agent: n.Agent}
+			byAgent[n.Agent] = t
+		}
+		t.add(n)
+		total.add(n)
+	}
+	for _, t := range byAgent {
+		if t.Saved > 0 {
 			rows = append(rows, t)
 		}
-		for _, r := range s.Manifest.Pastes {
-			t.add(r)
-			total.add(r)
-		}
 	}
-	slices.SortStableFunc(rows, func(a, b *tally) int { return cmp.Compare(b.bytes, a.bytes) }) // Ties: newest session first.
-	return rows, total
+	slices.SortFunc(rows, func(a, b *tally) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Agent, b.Agent))
+	})
+	return rows, total, first
 }
 
-// add counts one paste.
-func (t *tally) add(r store.PasteRecord) {
-	switch r.Outcome {
-	case store.OutcomeSaved:
-		t.saved++
-		t.bytes += r.Bytes
-	case store.OutcomeInline:
-		t.inline++
-	case store.OutcomeFallback:
-		t.fallback++
-	}
+// add counts one agent's day.
+func (t *tally) add(n store.Count) {
+	t.Saved += n.Saved
+	t.Bytes += n.Bytes
+	t.Tokens = t.Bytes / bytesPerToken
+	t.Inline += n.Inline
+	t.Fallback += n.Fallback
 }
 
-// printTallies prints the table of pbwrap stats.
-func printTallies(rows []*tally) error {
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+// printTallies prints the table of pbwrap stats, the last row the total.
+func printTallies(w io.Writer, rows []*tally, first, since string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "AGENT\tSAVED\tKEPT OUT\t≈TOKENS\tAS TEXT\tFALLBACKS\t")
-	for _, t := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t\n", printable(t.agent), t.saved, humanBytes(t.bytes), humanCount(t.bytes/bytesPerToken), t.inline, t.fallback)
+	for i, t := range rows {
+		agent := printable(t.Agent)
+		if i == len(rows)-1 {
+			agent = "total"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t\n", agent, t.Saved, humanBytes(t.Bytes), humanCount(t.Tokens), t.Inline, t.Fallback)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Printf("\n≈tokens = bytes / %d\n", bytesPerToken)
-	return nil
+	if since == "" {
+		fmt.Fprintf(w, "\nsince %s, the first paste counted\n", first)
+	} else {
+		fmt.Fprintf(w, "\nsince %s\n", since)
+	}
+	_, err := fmt.Fprintf(w, "≈tokens = bytes / %d\n", bytesPerToken)
+	return err
+}
+
+// printStatsJSON writes stats --json to w, with every character that is
+// not printable escaped (see escapeJSON).
+func printStatsJSON(w io.Writer, root, first string, rows []*tally, total *tally) error {
+	if rows == nil {
+		rows = []*tally{}
+	}
+	data, err := json.MarshalIndent(struct {
+		Format int      `json:"format"`
+		Root   string   `json:"root"`
+		Since  string   `json:"since"`
+		Agents []*tally `json:"agents"`
+		Total  *tally   `json:"total"`
+	}{statsFormat, root, first, rows, total}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeJSON(data), '\n'))
+	return err
 }
 
 // humanCount writes a count for people: 950, 12.5k, 3.1M.

@@ -6,8 +6,8 @@
 //	pbwrap [flags] [--] COMMAND [ARGS...]   run COMMAND wrapped
 //	pbwrap list [--json]                    list the saved pastes
 //	pbwrap show [last | SESSION[:N] | PATH] print a saved paste
-//	pbwrap stats                            count what was kept out of context
-//	pbwrap clean [--all] [--older-than D] [--dry-run]
+//	pbwrap stats [--json] [--since D]       count what was kept out of context
+//	pbwrap clean [--all [--yes]] [--older-than D] [--dry-run]
 //	                                        remove old saved pastes
 //	pbwrap doctor [--paste]                 check the root, terminal and agents
 //	pbwrap reset-terminal                   undo the modes a crashed program left on

@@ -36,7 +36,7 @@ func wrap(cfg *config, argv []string) error {
 		return errNoUnix
 	}
 	if err != nil {
-		return err
+		return suggestNotFound(argv[0], err)
 	}
 	if passThrough(cfg) {
 		return execDirectly(cfg, path, argv)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/pbwrap/pbwrap/store"
+)
+
+func TestTallyCounts(t *testing.T) {
+	counts := []store.Count{
+		{Day: "2026-10-30", Agent: "claude", Saved: 1, Bytes: 4000, Inline: 1},
+		{Day: "2026-11-01", Agent: "bash", Inline: 7, Fallback: 1},
+		{Day: "2026-11-01", Agent: "claude", Saved: 2, Bytes: 100},
+		{Day: "2026-11-01", Agent: "pi", Saved: 1, Bytes: 1000},
+		{Day: "2026-11-02", Agent: "codex", Saved: 1, Bytes: 1000},
+	}
+	for _, tc := range []struct {
+		since, first string
+		rows         []tally // bash, which never saved, never has one
+		total        tally
+	}{
+		{"", "2026-10-30",
+			[]tally{{Agent: "claude", Saved: 3, Bytes: 4100, Tokens: 1025, Inline: 1}, {Agent: "codex", Saved: 1, Bytes: 1000, Tokens: 250}, {Agent: "pi", Saved: 1, Bytes: 1000, Tokens: 250}},
+			tally{Saved: 5, Bytes: 6100, Tokens: 1525, Inline: 8, Fallback: 1}},
+		{"2026-11-01", "2026-11-01",
+			[]tally{{Agent: "codex", Saved: 1, Bytes: 1000, Tokens: 250}, {Agent: "pi", Saved: 1, Bytes: 1000, Tokens: 250}, {Agent: "claude", Saved: 2, Bytes: 100, Tokens: 25}},
+			tally{Saved: 4, Bytes: 2100, Tokens: 525, Inline: 7, Fallback: 1}},
+		{"2026-11-03", "", nil, tally{}},
+	} {
+		rows, total, first := tallyCounts(counts, tc.since)
+		if first != tc.first || *total != tc.total || len(rows) != len(tc.rows) {
+			t.Errorf("since %q: first %q, total %+v, %d rows; want %q, %+v, %d", tc.since, first, *total, len(rows), tc.first, tc.total, len(tc.rows))
+			continue
+		}
+		for i, r := range rows {
+			if *r != tc.rows[i] {
+				t.Errorf("since %q: row %d = %+v, want %+v", tc.since, i, *r, tc.rows[i])
+			}
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.Local)
+	for in, want := range map[string]string{
+		"2026-11-01": "2026-11-01",
+		"1h":         "2026-11-30",
+		"2h":         "2026-11-29", // The day it reaches back to, counted whole.
+		"72h":        "2026-11-27",
+	} {
+		if got, err := parseSince(in, now); err != nil || got != want {
+			t.Errorf("parseSince(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "soon", "2026-13-01", "-1h", "0"} {
+		if got, err := parseSince(in, now); err == nil {
+			t.Errorf("parseSince(%q) = %q; want an error", in, got)
+		}
+	}
+}
