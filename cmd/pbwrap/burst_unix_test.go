@@ -108,7 +108,15 @@ func TestBurstLargePaste(t *testing.T) {
 						t.Skip("the machine is too loaded to write a chunk every 5 ms")
 					}
 					term.waitBurst(len(body))
-					checkBurstSaved(t, term, bp, body)
+					got := term.typeSentinel()
+					// pbwrap itself, descheduled for longer than the burst
+					// gap on a loaded machine, splits a chunked paste too;
+					// a split every time is a failure.
+					if chunked && attempt < 3 && got != term.oneReference(bp)+"!" {
+						t.Logf("attempt %d: the paste was split (a loaded machine?); trying again", attempt)
+						continue
+					}
+					checkBurstSaved(t, term, bp, body, got)
 					term.SignalWrapper(syscall.SIGTERM)
 					term.WantExit("exit 143")
 					return
@@ -118,17 +126,27 @@ func TestBurstLargePaste(t *testing.T) {
 	}
 }
 
-// checkBurstSaved checks that the child got the reference to one saved
-// paste, alone, that the file holds body with newlines, and that the
-// manifest records a saved burst.
-func checkBurstSaved(t *testing.T, term *terminal, bp bool, body string) {
-	t.Helper()
-	path := filepath.Join(term.sessionDir(), "paste-1.txt")
+// typeSentinel types "!" and returns what the child has got up to it.
+func (term *terminal) typeSentinel() string {
+	term.t.Helper()
 	term.Type([]byte("!"), 0)
-	got := term.waitInputHas("!")
-	if want := bracket(bp, "[paste saved: "+path+"]") + "!"; got != want {
+	return term.waitInputHas("!")
+}
+
+// oneReference is what the child gets for one saved paste.
+func (term *terminal) oneReference(bp bool) string {
+	return bracket(bp, "[paste saved: "+filepath.Join(term.sessionDir(), "paste-1.txt")+"]")
+}
+
+// checkBurstSaved checks that the child got, before the sentinel (see
+// typeSentinel), the reference to one saved paste, alone, that the file
+// holds body with newlines, and that the manifest records a saved burst.
+func checkBurstSaved(t *testing.T, term *terminal, bp bool, body, got string) {
+	t.Helper()
+	if want := term.oneReference(bp) + "!"; got != want {
 		t.Fatalf("child got %.300q, want %q", got, want)
 	}
+	path := filepath.Join(term.sessionDir(), "paste-1.txt")
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
