@@ -196,6 +196,7 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 			}
 		}
 		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, path, added, a.note)
+		d.checkHook(a.name)
 		if !readable {
 			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
 				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", root, a.name))

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// hookProgram returns the program an agent's hook runs: "pbwrap" when the
+// pbwrap found on PATH is this one, else this pbwrap's absolute path, with
+// why: no pbwrap on PATH, or another binary there. Symbolic links are
+// resolved on both sides.
+func hookProgram() (prog, why string, err error) {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("find this pbwrap's path: %w", err)
+	}
+	onPath, err := exec.LookPath("pbwrap")
+	if err != nil || !filepath.IsAbs(onPath) {
+		return self, "no pbwrap on PATH", nil
+	}
+	if sameProgram(onPath, self) {
+		return "pbwrap", "", nil
+	}
+	return self, fmt.Sprintf("the pbwrap on PATH, %s, is another binary", onPath), nil
+}
+
+// sameProgram reports whether path, symbolic links resolved, is the file
+// self.
+func sameProgram(path, self string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	if real == self {
+		return true
+	}
+	a, errA := os.Stat(real)
+	b, errB := os.Stat(self)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// command is the hook's command line for prog, as the agent's shell reads
+// it.
+func (s *hookSpec) command(prog string) string {
+	return shellQuote(prog) + " hook " + s.agent
+}
+
+// shellQuote quotes s for a POSIX shell, when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-,:=@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellWords splits a command line as a POSIX shell would, for the plain
+// quoting pbwrap writes and people do (quotes and backslashes; no
+// expansions). ok is false for an unterminated quote.
+func shellWords(line string) (words []string, ok bool) {
+	var word strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, word.String())
+				word.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, false
+			}
+			word.WriteString(line[i+1 : i+1+end])
+			i += 1 + end
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`+"`", line[i+1]) >= 0 {
+					i++
+				}
+				word.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, false
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(line):
+			i++
+			word.WriteByte(line[i])
+			inWord = true
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, word.String())
+	}
+	return words, true
+}
+
+// hookProgramOf returns the program of a hook command that runs pbwrap's
+// hook for agent ("pbwrap hook claude", "/opt/bin/pbwrap hook claude"),
+// and ok false for any other command.
+func hookProgramOf(command, agent string) (prog string, ok bool) {
+	words, ok := shellWords(command)
+	if !ok || len(words) != 3 || words[1] != "hook" || words[2] != agent ||
+		!strings.HasPrefix(filepath.Base(words[0]), "pbwrap") {
+		return "", false
+	}
+	return words[0], true
+}
+
+// install returns text, the agent's settings ("" or nil: none yet), with
+// the hook running prog, and whether that changed anything. A hook of
+// pbwrap's for the agent that is already there counts, whatever its
+// matcher; when it runs another program, only its command is changed.
+// Everything else stays as it was, in its order; the text is written
+// again with the indentation it had (see formatLike). An error says why
+// text cannot be changed.
+func (s *hookSpec) install(text []byte, prog string) ([]byte, bool, error) {
+	if s.event == "" {
+		return s.installExtension(text, prog)
+	}
+	plain := text
+	if s.comments {
+		plain = stripJSONComments(text)
+	}
+	top := jsonObject{}
+	if len(bytes.TrimSpace(plain)) > 0 {
+		var err error
+		if top, err = parseObject(plain); err != nil {
+			return nil, false, fmt.Errorf("cannot be read as a JSON object: %w", err)
+		}
+	}
+	hooks, err := objectIn(top.get("hooks"))
+	if err != nil {
+		return nil, false, fmt.Errorf(`its "hooks" is not a JSON object`)
+	}
+	list, err := arrayIn(hooks.get(s.event))
+	if err != nil {
+		return nil, false, fmt.Errorf(`its "hooks"."%s" is not a JSON array`, s.event)
+	}
+	command := s.command(prog)
+	found, changed := false, false
+	for i, entry := range list {
+		e, updated, n := s.fixEntry(entry, command)
+		found = found || n > 0
+		if updated {
+			list[i], changed = e.marshal(), true
+		}
+	}
+	if !found {
+		list, changed = append(list, s.entry(command)), true
+	}
+	if !changed {
+		return text, false, nil
+	}
+	if !bytes.Equal(plain, text) {
+		return nil, false, fmt.Errorf("it has comments, which pbwrap setup would lose: add the hook by hand (pbwrap setup %s --print shows it)", s.agent)
+	}
+	hooks = hooks.set(s.event, marshalArray(list))
+	top = top.set("hooks", hooks.marshal())
+	return formatLike(top.marshal(), text), true, nil
+}
+
+// fixEntry looks for pbwrap's hook for the agent in one entry of the
+// event's list ({"matcher": ..., "hooks": [...]}): n is how many it holds;
+// those that run another command are given command, and updated says so.
+func (s *hookSpec) fixEntry(entry json.RawMessage, command string) (e jsonObject, updated bool, n int) {
+	e, err := parseObject(entry)
+	if err != nil {
+		return nil, false, 0 // Not an entry pbwrap made: not its business.
+	}
+	hs, err := arrayIn(e.get("hooks"))
+	if err != nil {
+		return nil, false, 0
+	}
+	for j, h := range hs {
+		ho, err := parseObject(h)
+		if err != nil {
+			continue
+		}
+		var c string
+		if json.Unmarshal(ho.get("command"), &c) != nil {
+			continue
+		}
+		if _, ok := hookProgramOf(c, s.agent); !ok {
+			continue
+		}
+		n++
+		if c != command {
+			hs[j], updated = ho.set("command", jsonString(command)).marshal(), true
+		}
+	}
+	if updated {
+		e = e.set("hooks", marshalArray(hs))
+	}
+	return e, updated, n
+}
+
+// entry is the hook's entry in the event's list.
+func (s *hookSpec) entry(command string) json.RawMessage {
+	hook := jsonObject{
+		{"type", json.RawMessage(`"command"`)},
+		{"command", jsonString(command)},
+		{"timeout", json.RawMessage(fmt.Sprint(s.timeout))},
+	}
+	return jsonObject{
+		{"matcher", jsonString(s.matcher)},
+		{"hooks", marshalArray([]json.RawMessage{hook.marshal()})},
+	}.marshal()
+}
+
+// hookCommands returns the commands of pbwrap's hooks for the agent in
+// its settings text.
+func (s *hookSpec) hookCommands(text []byte) ([]string, error) {
+	if s.event == "" {
+		prog, ok := piExtensionProgram(text)
+		if !ok {
+			return nil, errors.New("it is not pbwrap's extension")
+		}
+		return []string{s.command(prog)}, nil
+	}
+	if s.comments {
+		text = stripJSONComments(text)
+	}
+	top, err := parseObject(text)
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := objectIn(top.get("hooks"))
+	if err != nil {
+		return nil, err
+	}
+	list, err := arrayIn(hooks.get(s.event))
+	if err != nil {
+		return nil, err
+	}
+	var commands []string
+	for _, entry := range list {
+		e, err := parseObject(entry)
+		if err != nil {
+			continue
+		}
+		hs, _ := arrayIn(e.get("hooks"))
+		for _, h := range hs {
+			ho, err := parseObject(h)
+			var c string
+			if err == nil && json.Unmarshal(ho.get("command"), &c) == nil {
+				if _, ok := hookProgramOf(c, s.agent); ok {
+					commands = append(commands, c)
+				}
+			}
+		}
+	}
+	return commands, nil
+}
+
+// objectIn reads a member's value that must be an object, or absent
+// (nil), or null.
+func objectIn(v json.RawMessage) (jsonObject, error) {
+	if t := bytes.TrimSpace(v); len(t) == 0 || string(t) == "null" {
+		return jsonObject{}, nil
+	}
+	return parseObject(v)
+}
+
+// arrayIn reads a member's value that must be an array, or absent (nil),
+// or null.
+func arrayIn(v json.RawMessage) ([]json.RawMessage, error) {
+	var list []json.RawMessage
+	if t := bytes.TrimSpace(v); len(t) == 0 || string(t) == "null" {
+		return list, nil
+	}
+	if bytes.TrimSpace(v)[0] != '[' {
+		return nil, errors.New("not a JSON array")
+	}
+	err := json.Unmarshal(v, &list)
+	return list, err
+}
+
+// marshalArray writes the values as a JSON array, as they are.
+func marshalArray(values []json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, v := range values {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(v)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// formatLike writes compact, a JSON object, the way orig was written: on
+// one line when orig was, else indented with orig's indentation (two
+// spaces for a new file); with a final newline when orig had one or was
+// empty.
+func formatLike(compact json.RawMessage, orig []byte) []byte {
+	var out bytes.Buffer
+	lines := bytes.Split(bytes.TrimSpace(orig), []byte("\n"))
+	if len(bytes.TrimSpace(orig)) > 0 && len(lines) == 1 {
+		out.Write(compact)
+	} else if err := json.Indent(&out, compact, "", indentOf(lines)); err != nil {
+		out.Reset()
+		out.Write(compact) // Valid JSON: cannot happen.
+	}
+	if len(bytes.TrimSpace(orig)) == 0 || bytes.HasSuffix(orig, []byte("\n")) {
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// indentOf is the indentation of the first indented line of lines, or
+// two spaces.
+func indentOf(lines [][]byte) string {
+	for _, l := range lines[min(1, len(lines)):] {
+		ws := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+		if len(ws) > 0 && len(ws) < len(bytes.TrimRight(l, "\r")) {
+			return string(ws)
+		}
+	}
+	return "  "
+}
+
+// piExtensionHead is the first line of pbwrap's Pi extension, by which
+// setup knows the file is pbwrap's.
+var piExtensionHead = piExtension[:strings.IndexByte(piExtension, '\n')+1]
+
+// piSpawn finds the program pbwrap's Pi extension runs: the first
+// argument of its spawn call, a string.
+var piSpawn = regexp.MustCompile(`spawn\(("(?:[^"\\]|\\.)*")`)
+
+// piExtensionFor is pbwrap's Pi extension running prog.
+func piExtensionFor(prog string) []byte {
+	return []byte(strings.Replace(piExtension, `spawn("pbwrap", `, "spawn("+string(jsonString(prog))+", ", 1))
+}
+
+// piExtensionProgram returns the program that text, pbwrap's Pi
+// extension, runs; ok is false when text is not pbwrap's extension.
+func piExtensionProgram(text []byte) (prog string, ok bool) {
+	if !bytes.HasPrefix(text, []byte(piExtensionHead)) {
+		return "", false
+	}
+	m := piSpawn.FindSubmatch(text)
+	if m == nil || json.Unmarshal(m[1], &prog) != nil {
+		return "", false
+	}
+	return prog, true
+}
+
+// installExtension returns pbwrap's Pi extension running prog, which
+// replaces text, an older version of it; a file that is not pbwrap's
+// extension is left alone.
+func (s *hookSpec) installExtension(text []byte, prog string) ([]byte, bool, error) {
+	want := piExtensionFor(prog)
+	if len(text) > 0 && !bytes.HasPrefix(text, []byte(piExtensionHead)) {
+		return nil, false, errors.New("it is not pbwrap's extension (its first line is not pbwrap's)")
+	}
+	if bytes.Equal(text, want) {
+		return text, false, nil
+	}
+	return want, true, nil
+}
