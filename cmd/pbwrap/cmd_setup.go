@@ -36,12 +36,12 @@ standard input is a terminal; --yes writes it without asking, as it must be
 when standard input is not a terminal. The file it changes is kept as
 FILE.pbwrap-backup-DATE-TIME, and replaced at once (a new file in the same
 directory, renamed over it), with its mode; a symbolic link is followed, and
-the file it points to is changed. Only the hook's own entry is added, or
-its command corrected: every other key stays, in its order, with its value
-(the file is written with the indentation it had). A file that is not a
-JSON object, or whose "hooks" is not one, is left alone, with the reason,
-and so is a Gemini CLI settings file with comments, which a rewrite would
-lose. Run again, it finds the hook and changes nothing.
+the file it points to is changed. Only the hook's own entry is added, in
+the file's layout, or its command corrected: every other byte stays as it
+was (other keys, their order, values as written, comments where Gemini CLI
+allows them). A file that is not a JSON object, or whose "hooks" is not
+one, is left alone, with the reason. Run again, it finds the hook and
+changes nothing.
 
 The hook runs "pbwrap hook AGENT" when the pbwrap found on PATH is this
 one, and this pbwrap by its absolute path otherwise (when none is on PATH,
@@ -64,8 +64,7 @@ type hookSpec struct {
 	event   string
 	matcher string
 	timeout int
-	// comments: the agent reads its settings as JSON with comments,
-	// which a rewrite would lose.
+	// comments: the agent reads its settings as JSON with comments.
 	comments bool
 	// after says what the user does for the hook to run, once written.
 	after string

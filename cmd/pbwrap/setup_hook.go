@@ -124,94 +124,6 @@ func hookProgramOf(command, agent string) (prog string, ok bool) {
 	return words[0], true
 }
 
-// install returns text, the agent's settings ("" or nil: none yet), with
-// the hook running prog, and whether that changed anything. A hook of
-// pbwrap's for the agent that is already there counts, whatever its
-// matcher; when it runs another program, only its command is changed.
-// Everything else stays as it was, in its order; the text is written
-// again with the indentation it had (see formatLike). An error says why
-// text cannot be changed.
-func (s *hookSpec) install(text []byte, prog string) ([]byte, bool, error) {
-	if s.event == "" {
-		return s.installExtension(text, prog)
-	}
-	plain := text
-	if s.comments {
-		plain = stripJSONComments(text)
-	}
-	top := jsonObject{}
-	if len(bytes.TrimSpace(plain)) > 0 {
-		var err error
-		if top, err = parseObject(plain); err != nil {
-			return nil, false, fmt.Errorf("cannot be read as a JSON object: %w", err)
-		}
-	}
-	hooks, err := objectIn(top.get("hooks"))
-	if err != nil {
-		return nil, false, fmt.Errorf(`its "hooks" is not a JSON object`)
-	}
-	list, err := arrayIn(hooks.get(s.event))
-	if err != nil {
-		return nil, false, fmt.Errorf(`its "hooks"."%s" is not a JSON array`, s.event)
-	}
-	command := s.command(prog)
-	found, changed := false, false
-	for i, entry := range list {
-		e, updated, n := s.fixEntry(entry, command)
-		found = found || n > 0
-		if updated {
-			list[i], changed = e.marshal(), true
-		}
-	}
-	if !found {
-		list, changed = append(list, s.entry(command)), true
-	}
-	if !changed {
-		return text, false, nil
-	}
-	if !bytes.Equal(plain, text) {
-		return nil, false, fmt.Errorf("it has comments, which pbwrap setup would lose: add the hook by hand (pbwrap setup %s --print shows it)", s.agent)
-	}
-	hooks = hooks.set(s.event, marshalArray(list))
-	top = top.set("hooks", hooks.marshal())
-	return formatLike(top.marshal(), text), true, nil
-}
-
-// fixEntry looks for pbwrap's hook for the agent in one entry of the
-// event's list ({"matcher": ..., "hooks": [...]}): n is how many it holds;
-// those that run another command are given command, and updated says so.
-func (s *hookSpec) fixEntry(entry json.RawMessage, command string) (e jsonObject, updated bool, n int) {
-	e, err := parseObject(entry)
-	if err != nil {
-		return nil, false, 0 // Not an entry pbwrap made: not its business.
-	}
-	hs, err := arrayIn(e.get("hooks"))
-	if err != nil {
-		return nil, false, 0
-	}
-	for j, h := range hs {
-		ho, err := parseObject(h)
-		if err != nil {
-			continue
-		}
-		var c string
-		if json.Unmarshal(ho.get("command"), &c) != nil {
-			continue
-		}
-		if _, ok := hookProgramOf(c, s.agent); !ok {
-			continue
-		}
-		n++
-		if c != command {
-			hs[j], updated = ho.set("command", jsonString(command)).marshal(), true
-		}
-	}
-	if updated {
-		e = e.set("hooks", marshalArray(hs))
-	}
-	return e, updated, n
-}
-
 // entry is the hook's entry in the event's list.
 func (s *hookSpec) entry(command string) json.RawMessage {
 	hook := jsonObject{
@@ -307,22 +219,14 @@ func marshalArray(values []json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// formatLike writes compact, a JSON object, the way orig was written: on
-// one line when orig was, else indented with orig's indentation (two
-// spaces for a new file); with a final newline when orig had one or was
-// empty.
-func formatLike(compact json.RawMessage, orig []byte) []byte {
+// newSettingsFile is the text of a new settings file holding the JSON
+// object compact: indented with two spaces, as the agents write theirs.
+func newSettingsFile(compact json.RawMessage) []byte {
 	var out bytes.Buffer
-	lines := bytes.Split(bytes.TrimSpace(orig), []byte("\n"))
-	if len(bytes.TrimSpace(orig)) > 0 && len(lines) == 1 {
-		out.Write(compact)
-	} else if err := json.Indent(&out, compact, "", indentOf(lines)); err != nil {
-		out.Reset()
-		out.Write(compact) // Valid JSON: cannot happen.
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
+		return append(compact, '\n') // Made by setup, valid: cannot happen.
 	}
-	if len(bytes.TrimSpace(orig)) == 0 || bytes.HasSuffix(orig, []byte("\n")) {
-		out.WriteByte('\n')
-	}
+	out.WriteByte('\n')
 	return out.Bytes()
 }
 

@@ -57,7 +57,25 @@ func TestSetupInstall(t *testing.T) {
 		{
 			name: "null hooks, values kept as written",
 			in:   "{\"hooks\": null, \"n\": 1e3, \"s\": \"\\u00e9<>\"}\n",
-			want: `{"hooks":{"PreToolUse":[{"matcher":"Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"pbwrap hook claude","timeout":30}]}]},"n":1e3,"s":"\u00e9<>"}` + "\n",
+			want: `{"hooks": {"PreToolUse":[{"matcher":"Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"pbwrap hook claude","timeout":30}]}]}, "n": 1e3, "s": "\u00e9<>"}` + "\n",
+		},
+		{
+			name: "entries laid out as in the README stay as they are",
+			in: "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n" +
+				"        \"hooks\": [{ \"type\": \"command\", \"command\": \"x\" }]\n      }\n    ]\n  }\n}\n",
+			want: "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n" +
+				"        \"hooks\": [{ \"type\": \"command\", \"command\": \"x\" }]\n      },\n      {\n" +
+				"        \"matcher\": \"Write|Edit|MultiEdit|NotebookEdit\",\n        \"hooks\": [\n          {\n" +
+				"            \"type\": \"command\",\n            \"command\": \"pbwrap hook claude\",\n            \"timeout\": 30\n" +
+				"          }\n        ]\n      }\n    ]\n  }\n}\n",
+		},
+		{
+			name: "an element on the bracket's line, an empty hooks",
+			in:   "{\n  \"a\": [{\n    \"b\": 1\n  }],\n  \"hooks\": {}\n}\n",
+			want: "{\n  \"a\": [{\n    \"b\": 1\n  }],\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n" +
+				"        \"matcher\": \"Write|Edit|MultiEdit|NotebookEdit\",\n        \"hooks\": [\n          {\n" +
+				"            \"type\": \"command\",\n            \"command\": \"pbwrap hook claude\",\n            \"timeout\": 30\n" +
+				"          }\n        ]\n      }\n    ]\n  }\n}\n",
 		},
 		{
 			name: "another binary's hook: its command alone changes",
@@ -159,5 +177,26 @@ func TestConfirm(t *testing.T) {
 		if w.String() != "Write? [y/N] " {
 			t.Errorf("confirm asked %q", w.String())
 		}
+	}
+}
+
+// Comments, where the agent reads them (Gemini CLI), stay where they are.
+func TestSetupInstallKeepsComments(t *testing.T) {
+	gemini := findHookSpec("gemini")
+	in := "{\n  // mine\n  \"a\": [1, /* two */ 2] // last\n}\n"
+	want := "{\n  // mine\n  \"a\": [1, /* two */ 2],\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\n" +
+		"        \"matcher\": \"^(write_file|replace)$\",\n        \"hooks\": [\n          {\n" +
+		"            \"type\": \"command\",\n            \"command\": \"pbwrap hook gemini\",\n            \"timeout\": 30000\n" +
+		"          }\n        ]\n      }\n    ]\n  } // last\n}\n"
+	got, changed, err := gemini.install([]byte(in), "pbwrap")
+	if err != nil || !changed || string(got) != want {
+		t.Fatalf("install(%q) = %q, %t, %v; want %q", in, got, changed, err, want)
+	}
+	if again, changed, err := gemini.install(got, "pbwrap"); err != nil || changed || string(again) != want {
+		t.Errorf("installed twice: %q, %t, %v", again, changed, err)
+	}
+	// Claude Code's settings are plain JSON: a comment is an error there.
+	if _, _, err := findHookSpec("claude").install([]byte(in), "pbwrap"); err == nil {
+		t.Error("claude: a settings file with comments was taken")
 	}
 }
