@@ -17,9 +17,10 @@ var doctorCommand = &command{
 	help: `Checks the root and each of its safety rules, the free space under it, the
 terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
 with DECRQM), the configuration and where each value came from, and the known
-agents on PATH: whether each can read the saved pastes and what pbwrap adds to
-its arguments. Exits 0 when all is well, 1 after listing each problem with
-its fix.
+agents on PATH: whether each can read the saved pastes, what pbwrap adds to
+its arguments, and whether pbwrap's hook is installed in its settings and
+runs this pbwrap (pbwrap setup installs it). Exits 0 when all is well, 1
+after listing each problem with its fix.
 
 --paste checks pastes instead, interactively: it asks you to paste some text
 at the terminal, and says whether the terminal marked it as a paste
