@@ -52,17 +52,11 @@ func (s *hookSpec) install(text []byte, prog string) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(plain)) == 0 {
 		return newSettingsFile(snippet), true, nil
 	}
-	if _, err := parseObject(plain); err != nil {
-		return nil, false, fmt.Errorf("cannot be read as a JSON object: %w", err)
+	st, top, err := parseSettings(text, plain)
+	if err != nil {
+		return nil, false, err
 	}
-	trimmed := bytes.TrimSpace(plain)
-	start := bytes.Index(plain, trimmed)
-	st := &settingsText{
-		text: text, plain: plain,
-		unit:    indentOf(bytes.Split(trimmed, []byte("\n"))),
-		oneLine: !bytes.Contains(trimmed, []byte("\n")),
-	}
-	found, err := st.installHook(span{start, start + len(trimmed)}, s, command, entry)
+	found, err := st.installHook(top, s, command, entry)
 	if err != nil {
 		return nil, false, err
 	}
@@ -103,49 +97,121 @@ func (st *settingsText) installHook(top span, s *hookSpec, command string, entry
 	if err != nil {
 		return false, err
 	}
-	for _, e := range entries {
-		found = st.fixCommands(e, s.agent, command) || found
+	ours, err := st.findHooks(entries, s.agent)
+	if err != nil {
+		return false, err
 	}
-	if !found {
+	if len(ours) == 0 {
 		return false, st.appendElement(list, entries, entry)
+	}
+	for _, h := range ours {
+		if h.command != command {
+			st.edits = append(st.edits, textEdit{h.at, string(jsonString(command))})
+		}
 	}
 	return true, nil
 }
 
-// fixCommands finds pbwrap's hooks for agent in one entry of the event's
-// list ({"matcher": ..., "hooks": [{"command": ...}]}), gives each that
-// runs another command this one, and reports whether there was one. What
-// is not such an entry is not pbwrap's business.
-func (st *settingsText) fixCommands(entry span, agent, command string) (found bool) {
-	if st.plain[entry.start] != '{' {
-		return false
+// A foundHook is a hook of pbwrap's for the agent in the settings: its
+// command, and where the command's JSON string lies.
+type foundHook struct {
+	command string
+	at      span
+}
+
+// findHooks returns pbwrap's hooks for agent in entries, the event's list
+// ([{"matcher": ..., "hooks": [{"command": ...}]}]). What is not such an
+// entry is not pbwrap's business, and skipped.
+func (st *settingsText) findHooks(entries []span, agent string) ([]foundHook, error) {
+	var found []foundHook
+	for _, entry := range entries {
+		if st.plain[entry.start] != '{' {
+			continue
+		}
+		hs, ok, err := st.member(entry, "hooks")
+		if err != nil {
+			return nil, err
+		}
+		if !ok || st.plain[hs.start] != '[' {
+			continue
+		}
+		hooks, err := st.elements(hs)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hooks {
+			if st.plain[h.start] != '{' {
+				continue
+			}
+			c, ok, err := st.member(h, "command")
+			if err != nil {
+				return nil, err
+			}
+			var command string
+			if !ok || json.Unmarshal(st.plain[c.start:c.end], &command) != nil {
+				continue
+			}
+			if _, ok := hookProgramOf(command, agent); ok {
+				found = append(found, foundHook{command, c})
+			}
+		}
 	}
-	hs, ok, err := st.member(entry, "hooks")
-	if err != nil || !ok || st.plain[hs.start] != '[' {
-		return false
+	return found, nil
+}
+
+// hookCommands returns the commands of pbwrap's hooks for the agent in
+// its settings text.
+func (s *hookSpec) hookCommands(text []byte) ([]string, error) {
+	if s.event == "" {
+		prog, ok := piExtensionProgram(text)
+		if !ok {
+			return nil, errors.New("it is not pbwrap's extension")
+		}
+		return []string{s.command(prog)}, nil
 	}
-	hooks, err := st.elements(hs)
+	plain := text
+	if s.comments {
+		plain = stripJSONComments(text)
+	}
+	st, top, err := parseSettings(text, plain)
 	if err != nil {
-		return false
+		return nil, err
 	}
-	for _, h := range hooks {
-		if st.plain[h.start] != '{' {
-			continue
-		}
-		c, ok, err := st.member(h, "command")
-		var old string
-		if err != nil || !ok || json.Unmarshal(st.plain[c.start:c.end], &old) != nil {
-			continue
-		}
-		if _, ok := hookProgramOf(old, agent); !ok {
-			continue
-		}
-		found = true
-		if old != command {
-			st.edits = append(st.edits, textEdit{c, string(jsonString(command))})
-		}
+	var commands []string
+	hooks, ok, err := st.member(top, "hooks")
+	if err != nil || !ok || st.plain[hooks.start] != '{' {
+		return nil, err
 	}
-	return found
+	list, ok, err := st.member(hooks, s.event)
+	if err != nil || !ok || st.plain[list.start] != '[' {
+		return nil, err
+	}
+	entries, err := st.elements(list)
+	if err != nil {
+		return nil, err
+	}
+	found, err := st.findHooks(entries, s.agent)
+	for _, h := range found {
+		commands = append(commands, h.command)
+	}
+	return commands, err
+}
+
+// parseSettings reads text, a settings file that is not blank (plain:
+// the same with its comments blanked), and returns it ready for edits,
+// with the span of its top object.
+func parseSettings(text, plain []byte) (*settingsText, span, error) {
+	if _, err := parseObject(plain); err != nil {
+		return nil, span{}, fmt.Errorf("cannot be read as a JSON object: %w", err)
+	}
+	trimmed := bytes.TrimSpace(plain)
+	start := bytes.Index(plain, trimmed)
+	st := &settingsText{
+		text: text, plain: plain,
+		unit:    indentOf(bytes.Split(trimmed, []byte("\n"))),
+		oneLine: !bytes.Contains(trimmed, []byte("\n")),
+	}
+	return st, span{start, start + len(trimmed)}, nil
 }
 
 // members returns the names of the members of the object at obj and the

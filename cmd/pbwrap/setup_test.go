@@ -200,3 +200,35 @@ func TestSetupInstallKeepsComments(t *testing.T) {
 		t.Error("claude: a settings file with comments was taken")
 	}
 }
+
+// Whatever settings setup takes, what it writes is valid, holds the hook
+// once, and a second run changes nothing.
+func FuzzSetupInstall(f *testing.F) {
+	for _, seed := range []string{
+		"", "{}", `{"hooks":null}`, "{\n  \"a\": [\n    1\n  ]\n}\n", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`,
+		"{\n\t\"hooks\": {\n\t\t\"PreToolUse\": []\n\t}\n}", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"/o/pbwrap hook claude"}]},7]}}`,
+		"{ // c\n\"a\": {} /* d */ }",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, s := range []*hookSpec{findHookSpec("claude"), findHookSpec("gemini")} {
+			out, _, err := s.install([]byte(in), "pbwrap")
+			if err != nil {
+				continue
+			}
+			var v any
+			if err := json.Unmarshal(stripJSONComments(out), &v); err != nil {
+				t.Fatalf("%s: install(%q) wrote %q, not JSON: %v", s.agent, in, out, err)
+			}
+			commands, err := s.hookCommands(out)
+			if err != nil || len(commands) == 0 {
+				t.Fatalf("%s: install(%q) wrote %q, where the hook is not found (%v)", s.agent, in, out, err)
+			}
+			again, changed, err := s.install(out, "pbwrap")
+			if err != nil || changed || string(again) != string(out) {
+				t.Fatalf("%s: install twice from %q: %q, changed %t, %v", s.agent, in, again, changed, err)
+			}
+		}
+	})
+}
