@@ -144,10 +144,10 @@ func agentFile(dirVar, inHome, name string) (string, error) {
 	return filepath.Join(home, inHome, name), nil
 }
 
-// setupAsk asks the user, on a terminal, whether to write the change; it
-// returns false, without asking, when standard input is not a terminal.
-// A variable, for tests.
-var setupAsk = func(question string) (asked, yes bool, err error) {
+// askOnTerminal asks the user, on a terminal, whether to write the
+// change; it returns asked false, without asking, when standard input is
+// not a terminal.
+func askOnTerminal(question string) (asked, yes bool, err error) {
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return false, false, nil
 	}
@@ -249,7 +249,7 @@ func (s *hookSpec) setup(prog, why string, yes bool) error {
 	}
 	fmt.Printf("\n\n%s\n", unifiedDiff(path, old, updated))
 	if !yes {
-		asked, ok, err := setupAsk("Write this change to " + path + "?")
+		asked, ok, err := askOnTerminal("Write this change to " + path + "?")
 		switch {
 		case err != nil:
 			return fmt.Errorf("setup %s: %w", s.agent, err)
