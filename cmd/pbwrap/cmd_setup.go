@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,16 +170,23 @@ func confirm(r io.Reader, w io.Writer, question string) (bool, error) {
 	return false, nil
 }
 
-func runSetup(c *command, _ *config, args []string) error {
-	fs := c.flags()
+func runSetup(c *command, cfg *config, args []string) error {
+	// Setup uses none of pbwrap's settings: its flag set is its own, and
+	// its flags may come before or after the agent's name.
+	fs := flag.NewFlagSet("pbwrap "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	yes := fs.Bool("yes", false, "")
 	fs.BoolVar(yes, "y", false, "")
 	printOnly := fs.Bool("print", false, "")
-	// Flags may come before or after the agent's name.
 	var words []string
 	for {
-		if err := c.parse(fs, args, math.MaxInt); err != nil {
-			return err
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			help := findCommand("help")
+			return help.run(help, cfg, []string{c.name})
+		}
+		if err != nil {
+			return c.usagef("%v", err)
 		}
 		if fs.NArg() == 0 {
 			break
