@@ -52,11 +52,11 @@ func sameProgram(path, self string) bool {
 // command is the hook's command line for prog, as the agent's shell reads
 // it.
 func (s *hookSpec) command(prog string) string {
-	return shellQuote(prog) + " hook " + s.agent
+	return shellWord(prog) + " hook " + s.agent
 }
 
-// shellQuote quotes s for a POSIX shell, when it needs it.
-func shellQuote(s string) string {
+// shellWord quotes s for a POSIX shell, when it needs it.
+func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-,:=@%") == "" {
 		return s
 	}

@@ -110,9 +110,9 @@ func TestSetupInstallRefuses(t *testing.T) {
 	}
 }
 
-func TestShellQuoteRoundTrip(t *testing.T) {
+func TestShellWordRoundTrip(t *testing.T) {
 	for _, prog := range []string{"pbwrap", "/usr/local/bin/pbwrap", "/a b/pbwrap", "/it's/pbwrap", `/x"$y\/pbwrap`} {
-		c := shellQuote(prog) + " hook gemini"
+		c := shellWord(prog) + " hook gemini"
 		got, ok := hookProgramOf(c, "gemini")
 		if !ok || got != prog {
 			t.Errorf("hookProgramOf(%q) = %q, %t; want %q", c, got, ok, prog)
