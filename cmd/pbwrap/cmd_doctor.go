@@ -18,9 +18,11 @@ var doctorCommand = &command{
 terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
 with DECRQM), the config file and each setting (whether its value is good,
 and where it came from), and the known agents on PATH: whether each can read
-the saved pastes and what pbwrap adds to its arguments. A bad setting is one
-of the problems, not the end of the checks: the rest use its default.
-Exits 0 when all is well, 1 after listing each problem with its fix.
+the saved pastes, what pbwrap adds to its arguments, and whether pbwrap's
+hook is installed in its settings and runs this pbwrap (pbwrap setup
+installs it). A bad setting is one of the problems, not the end of the
+checks: the rest use its default. Exits 0 when all is well, 1 after listing
+each problem with its fix.
 
 --paste checks pastes instead, interactively: it asks you to paste some text
 at the terminal, and says whether the terminal marked it as a paste
@@ -252,6 +254,7 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 			}
 		}
 		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, path, added, a.note)
+		d.checkHook(a.name)
 		if !readable {
 			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
 				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", root, a.name))

@@ -32,7 +32,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		listCommand, showCommand, statsCommand, cleanCommand, doctorCommand, resetTerminalCommand, expandCommand, hookCommand,
+		listCommand, showCommand, statsCommand, cleanCommand, doctorCommand, resetTerminalCommand, expandCommand, hookCommand, setupCommand,
 		{name: "version", usage: "version", summary: "print pbwrap's version (also pbwrap --version, -v)", run: runVersion, lenient: true},
 		{name: "help", usage: "help [COMMAND | TOPIC]", summary: "print help on pbwrap, one of its commands, or a topic", run: runHelp,
 			globals: []string{"ref-format"}, lenient: true},

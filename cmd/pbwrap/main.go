@@ -13,6 +13,7 @@
 //	pbwrap reset-terminal                   undo the modes a crashed program left on
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
 //	pbwrap hook claude|codex|gemini|pi      an agent's hook for its edits
+//	pbwrap setup claude|codex|gemini|pi     install that hook in the agent's settings
 //	pbwrap version                          print pbwrap's version
 //	pbwrap help [COMMAND | agents [AGENT]]  print help
 //

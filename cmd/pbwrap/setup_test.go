@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The entries setup writes are those of the snippets pbwrap help agents
+// AGENT shows (and the README), so that the two cannot drift apart.
+func TestSetupMatchesSnippets(t *testing.T) {
+	for _, a := range agentPointers() {
+		s := findHookSpec(a.name)
+		if (a.hook == "") != (s == nil) {
+			t.Errorf("%s: pbwrap help agents has a hook note %t, setup has a spec %t", a.name, a.hook != "", s != nil)
+			continue
+		}
+		if s == nil || s.event == "" {
+			continue
+		}
+		var want, got any
+		snippet := a.hook[strings.IndexByte(a.hook, '{'):]
+		if err := json.Unmarshal([]byte(snippet), &want); err != nil {
+			t.Fatalf("%s: the snippet in pbwrap help agents: %v", a.name, err)
+		}
+		out, changed, err := s.install(nil, "pbwrap")
+		if err != nil || !changed {
+			t.Fatalf("%s: install into nothing: changed %t, %v", a.name, changed, err)
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%s: setup wrote %s: %v", a.name, out, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: setup writes\n%s\nwant the snippet\n%s", a.name, out, snippet)
+		}
+	}
+}
+
+func TestSetupInstall(t *testing.T) {
+	claude := findHookSpec("claude")
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "one line stays one line",
+			in:   `{"a":1,"hooks":{"Stop":[]}}`,
+			want: `{"a":1,"hooks":{"Stop":[],"PreToolUse":[{"matcher":"Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"pbwrap hook claude","timeout":30}]}]}}`,
+		},
+		{
+			name: "tabs, no final newline",
+			in:   "{\n\t\"b\": [\n\t\t1\n\t]\n}",
+			want: "{\n\t\"b\": [\n\t\t1\n\t],\n\t\"hooks\": {\n\t\t\"PreToolUse\": [\n\t\t\t{\n\t\t\t\t\"matcher\": \"Write|Edit|MultiEdit|NotebookEdit\",\n" +
+				"\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"type\": \"command\",\n\t\t\t\t\t\t\"command\": \"pbwrap hook claude\",\n" +
+				"\t\t\t\t\t\t\"timeout\": 30\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t]\n\t}\n}",
+		},
+		{
+			name: "null hooks, values kept as written",
+			in:   "{\"hooks\": null, \"n\": 1e3, \"s\": \"\\u00e9<>\"}\n",
+			want: `{"hooks": {"PreToolUse":[{"matcher":"Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"pbwrap hook claude","timeout":30}]}]}, "n": 1e3, "s": "\u00e9<>"}` + "\n",
+		},
+		{
+			name: "entries laid out as in the README stay as they are",
+			in: "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n" +
+				"        \"hooks\": [{ \"type\": \"command\", \"command\": \"x\" }]\n      }\n    ]\n  }\n}\n",
+			want: "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n" +
+				"        \"hooks\": [{ \"type\": \"command\", \"command\": \"x\" }]\n      },\n      {\n" +
+				"        \"matcher\": \"Write|Edit|MultiEdit|NotebookEdit\",\n        \"hooks\": [\n          {\n" +
+				"            \"type\": \"command\",\n            \"command\": \"pbwrap hook claude\",\n            \"timeout\": 30\n" +
+				"          }\n        ]\n      }\n    ]\n  }\n}\n",
+		},
+		{
+			name: "an element on the bracket's line, an empty hooks",
+			in:   "{\n  \"a\": [{\n    \"b\": 1\n  }],\n  \"hooks\": {}\n}\n",
+			want: "{\n  \"a\": [{\n    \"b\": 1\n  }],\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n" +
+				"        \"matcher\": \"Write|Edit|MultiEdit|NotebookEdit\",\n        \"hooks\": [\n          {\n" +
+				"            \"type\": \"command\",\n            \"command\": \"pbwrap hook claude\",\n            \"timeout\": 30\n" +
+				"          }\n        ]\n      }\n    ]\n  }\n}\n",
+		},
+		{
+			name: "another binary's hook: its command alone changes",
+			in:   `{"hooks":{"PreToolUse":[{"matcher":"Write","hooks":[{"command":"'/my dir/pbwrap' hook claude","type":"command","x":1}]}]}}`,
+			want: `{"hooks":{"PreToolUse":[{"matcher":"Write","hooks":[{"command":"pbwrap hook claude","type":"command","x":1}]}]}}`,
+		},
+		{
+			name: "another agent's hook is not ours",
+			in:   `{"hooks":{"PreToolUse":[{"hooks":[{"command":"pbwrap hook codex"}]}]}}`,
+			want: `{"hooks":{"PreToolUse":[{"hooks":[{"command":"pbwrap hook codex"}]},{"matcher":"Write|Edit|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"pbwrap hook claude","timeout":30}]}]}}`,
+		},
+	}
+	for _, tt := range tests {
+		got, changed, err := claude.install([]byte(tt.in), "pbwrap")
+		if err != nil || !changed || string(got) != tt.want {
+			t.Errorf("%s: install(%q) = %q, %t, %v; want %q", tt.name, tt.in, got, changed, err, tt.want)
+			continue
+		}
+		again, changed, err := claude.install(got, "pbwrap")
+		if err != nil || changed || string(again) != string(got) {
+			t.Errorf("%s: installed twice: %q, changed %t, %v", tt.name, again, changed, err)
+		}
+	}
+}
+
+func TestSetupInstallRefuses(t *testing.T) {
+	claude := findHookSpec("claude")
+	for _, in := range []string{`[]`, `{"a":1} {}`, `{"a":}`, `{"hooks":[]}`, `{"hooks":{"PreToolUse":{}}}`, `// c` + "\n{}"} {
+		if out, _, err := claude.install([]byte(in), "pbwrap"); err == nil {
+			t.Errorf("install(%q) = %q, want an error", in, out)
+		}
+	}
+}
+
+func TestShellWordRoundTrip(t *testing.T) {
+	for _, prog := range []string{"pbwrap", "/usr/local/bin/pbwrap", "/a b/pbwrap", "/it's/pbwrap", `/x"$y\/pbwrap`} {
+		c := shellWord(prog) + " hook gemini"
+		got, ok := hookProgramOf(c, "gemini")
+		if !ok || got != prog {
+			t.Errorf("hookProgramOf(%q) = %q, %t; want %q", c, got, ok, prog)
+		}
+	}
+	for _, c := range []string{"pbwrap hook", "pbwrap hook claude x", "other hook claude", "pbwrap hook 'claude", "pbwrap hook gemini"} {
+		if prog, ok := hookProgramOf(c, "claude"); ok {
+			t.Errorf("hookProgramOf(%q, claude) = %q, want not pbwrap's", c, prog)
+		}
+	}
+	if got, _ := shellWords(`a\ b "c\"d" 'e''f'`); !reflect.DeepEqual(got, []string{"a b", `c"d`, "ef"}) {
+		t.Errorf("shellWords = %q", got)
+	}
+}
+
+func TestPiExtensionFor(t *testing.T) {
+	if got := string(piExtensionFor("pbwrap")); got != piExtension {
+		t.Error("piExtensionFor(pbwrap) is not the extension pbwrap help agents pi-extension prints")
+	}
+	for _, prog := range []string{"pbwrap", `/a "b"/pbwrap`} {
+		got, ok := piExtensionProgram(piExtensionFor(prog))
+		if !ok || got != prog {
+			t.Errorf("piExtensionProgram(piExtensionFor(%q)) = %q, %t", prog, got, ok)
+		}
+	}
+	if !strings.Contains(string(piExtensionFor("/x/pbwrap")), `spawn("/x/pbwrap", ["hook", "pi"]`) {
+		t.Error("piExtensionFor does not run the program it is given")
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	tests := []struct{ old, updated, want string }{
+		{"a\nb\nc\n", "a\nB\nc\n", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		{"", "x\n", "@@ -0,0 +1,1 @@\n+x\n"},
+		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", "@@ -8,3 +8,4 @@\n 8\n 9\n 10\n+11\n"},
+		{
+			"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n",
+			"@@ -1,3 +1,4 @@\n+0\n 1\n 2\n 3\n@@ -10,3 +11,4 @@\n 10\n 11\n 12\n+13\n",
+		},
+		{"a\nb\n", "", "@@ -1,2 +0,0 @@\n-a\n-b\n"},
+	}
+	for _, tt := range tests {
+		var old []byte
+		if tt.old != "" {
+			old = []byte(tt.old)
+		}
+		got := unifiedDiff("f", old, []byte(tt.updated))
+		_, body, _ := strings.Cut(got, "+++ f\n")
+		if body != tt.want {
+			t.Errorf("unifiedDiff(%q, %q) =\n%s\nwant\n%s", tt.old, tt.updated, body, tt.want)
+		}
+	}
+}
+
+func TestConfirm(t *testing.T) {
+	for in, want := range map[string]bool{"y\n": true, "YES\n": true, " yes ": true, "n\n": false, "": false, "yep\n": false} {
+		var w strings.Builder
+		got, err := confirm(strings.NewReader(in), &w, "Write?")
+		if err != nil || got != want {
+			t.Errorf("confirm(%q) = %t, %v; want %t", in, got, err, want)
+		}
+		if w.String() != "Write? [y/N] " {
+			t.Errorf("confirm asked %q", w.String())
+		}
+	}
+}
+
+// Comments, where the agent reads them (Gemini CLI), stay where they are.
+func TestSetupInstallKeepsComments(t *testing.T) {
+	gemini := findHookSpec("gemini")
+	in := "{\n  // mine\n  \"a\": [1, /* two */ 2] // last\n}\n"
+	want := "{\n  // mine\n  \"a\": [1, /* two */ 2],\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\n" +
+		"        \"matcher\": \"^(write_file|replace)$\",\n        \"hooks\": [\n          {\n" +
+		"            \"type\": \"command\",\n            \"command\": \"pbwrap hook gemini\",\n            \"timeout\": 30000\n" +
+		"          }\n        ]\n      }\n    ]\n  } // last\n}\n"
+	got, changed, err := gemini.install([]byte(in), "pbwrap")
+	if err != nil || !changed || string(got) != want {
+		t.Fatalf("install(%q) = %q, %t, %v; want %q", in, got, changed, err, want)
+	}
+	if again, changed, err := gemini.install(got, "pbwrap"); err != nil || changed || string(again) != want {
+		t.Errorf("installed twice: %q, %t, %v", again, changed, err)
+	}
+	// Claude Code's settings are plain JSON: a comment is an error there.
+	if _, _, err := findHookSpec("claude").install([]byte(in), "pbwrap"); err == nil {
+		t.Error("claude: a settings file with comments was taken")
+	}
+}
+
+// Whatever settings setup takes, what it writes is valid, holds the hook
+// once, and a second run changes nothing.
+func FuzzSetupInstall(f *testing.F) {
+	for _, seed := range []string{
+		"", "{}", `{"hooks":null}`, "{\n  \"a\": [\n    1\n  ]\n}\n", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`,
+		"{\n\t\"hooks\": {\n\t\t\"PreToolUse\": []\n\t}\n}", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"/o/pbwrap hook claude"}]},7]}}`,
+		"{ // c\n\"a\": {} /* d */ }",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, s := range []*hookSpec{findHookSpec("claude"), findHookSpec("gemini")} {
+			out, _, err := s.install([]byte(in), "pbwrap")
+			if err != nil {
+				continue
+			}
+			var v any
+			if err := json.Unmarshal(stripJSONComments(out), &v); err != nil {
+				t.Fatalf("%s: install(%q) wrote %q, not JSON: %v", s.agent, in, out, err)
+			}
+			commands, err := s.hookCommands(out)
+			if err != nil || len(commands) == 0 {
+				t.Fatalf("%s: install(%q) wrote %q, where the hook is not found (%v)", s.agent, in, out, err)
+			}
+			again, changed, err := s.install(out, "pbwrap")
+			if err != nil || changed || string(again) != string(out) {
+				t.Fatalf("%s: install twice from %q: %q, changed %t, %v", s.agent, in, again, changed, err)
+			}
+		}
+	})
+}
