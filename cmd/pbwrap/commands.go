@@ -24,7 +24,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		listCommand, showCommand, statsCommand, cleanCommand, doctorCommand, resetTerminalCommand, expandCommand, hookCommand,
-		{name: "version", usage: "version", summary: "print pbwrap's version", run: runVersion},
+		versionCommand, completionCommand,
 		{name: "help", usage: "help [COMMAND | TOPIC]", summary: "print help on pbwrap, one of its commands, or a topic", run: runHelp},
 	}
 }
@@ -77,12 +77,4 @@ func (c *command) printHelp(w io.Writer) {
 // command's own usage line.
 func (c *command) usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...), usage: "usage: pbwrap " + c.usage + "\n"}
-}
-
-func runVersion(c *command, _ *config, args []string) error {
-	if err := c.parse(c.flags(), args, 0); err != nil {
-		return err
-	}
-	fmt.Printf("pbwrap %s\n", version)
-	return nil
 }

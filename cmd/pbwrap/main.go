@@ -13,7 +13,8 @@
 //	pbwrap reset-terminal                   undo the modes a crashed program left on
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
 //	pbwrap hook claude|codex|gemini|pi      an agent's hook for its edits
-//	pbwrap version                          print pbwrap's version
+//	pbwrap version [--json]                 print pbwrap's version
+//	pbwrap completion bash|zsh|fish         print a shell completion script
 //	pbwrap help [COMMAND | agents [AGENT]]  print help
 //
 // Run pbwrap --help for the flags and environment variables.
