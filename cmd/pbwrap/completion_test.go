@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,6 +78,11 @@ func TestCompletion(t *testing.T) {
 			}
 			if shell == "bash" {
 				checkCompletion(t, shell, "", cases)
+				// bash-completion 2 needs bash 4.1 or later (macOS has 3.2).
+				out, err := exec.Command("bash", "-c", "echo ${BASH_VERSINFO[0]}").Output()
+				if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); err != nil || major < 4 {
+					return
+				}
 				for _, path := range bashCompletionPaths {
 					if _, err := os.Stat(path); err == nil {
 						t.Run("bash-completion", func(t *testing.T) { checkCompletion(t, shell, path, cases) })
