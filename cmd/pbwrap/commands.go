@@ -33,7 +33,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		listCommand, showCommand, statsCommand, cleanCommand, doctorCommand, resetTerminalCommand, expandCommand, hookCommand, setupCommand,
-		{name: "version", usage: "version", summary: "print pbwrap's version (also pbwrap --version, -v)", run: runVersion, lenient: true},
+		versionCommand, completionCommand,
 		{name: "help", usage: "help [COMMAND | TOPIC]", summary: "print help on pbwrap, one of its commands, or a topic", run: runHelp,
 			globals: []string{"ref-format"}, lenient: true},
 	}
@@ -152,17 +152,4 @@ func (c *command) printHelp(w io.Writer, cfg *config) {
 // at the command's help.
 func (c *command) usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...), hint: "pbwrap " + c.name + " --help"}
-}
-
-func runVersion(c *command, cfg *config, args []string) error {
-	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
-		return err
-	}
-	printVersion()
-	return nil
-}
-
-// printVersion prints what pbwrap version and pbwrap --version print.
-func printVersion() {
-	fmt.Printf("pbwrap %s\n", version)
 }

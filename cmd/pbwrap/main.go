@@ -14,7 +14,8 @@
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
 //	pbwrap hook claude|codex|gemini|pi      an agent's hook for its edits
 //	pbwrap setup claude|codex|gemini|pi     install that hook in the agent's settings
-//	pbwrap version                          print pbwrap's version
+//	pbwrap version [--json]                 print pbwrap's version
+//	pbwrap completion bash|zsh|fish         print a shell completion script
 //	pbwrap help [COMMAND | agents [AGENT]]  print help
 //
 // Run pbwrap --help for the flags and environment variables.

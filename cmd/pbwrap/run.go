@@ -7,10 +7,6 @@ import (
 	"io"
 )
 
-// version is pbwrap's version, set at release time with
-// -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
-
 // run parses the command line and does what it asks. The error, if any,
 // says how pbwrap should exit (see exitCode).
 //

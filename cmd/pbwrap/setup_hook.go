@@ -52,15 +52,7 @@ func sameProgram(path, self string) bool {
 // command is the hook's command line for prog, as the agent's shell reads
 // it.
 func (s *hookSpec) command(prog string) string {
-	return shellWord(prog) + " hook " + s.agent
-}
-
-// shellWord quotes s for a POSIX shell, when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-,:=@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shellQuote(prog) + " hook " + s.agent
 }
 
 // shellWords splits a command line as a POSIX shell would, for the plain

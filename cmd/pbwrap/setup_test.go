@@ -112,7 +112,7 @@ func TestSetupInstallRefuses(t *testing.T) {
 
 func TestShellWordRoundTrip(t *testing.T) {
 	for _, prog := range []string{"pbwrap", "/usr/local/bin/pbwrap", "/a b/pbwrap", "/it's/pbwrap", `/x"$y\/pbwrap`} {
-		c := shellWord(prog) + " hook gemini"
+		c := shellQuote(prog) + " hook gemini"
 		got, ok := hookProgramOf(c, "gemini")
 		if !ok || got != prog {
 			t.Errorf("hookProgramOf(%q) = %q, %t; want %q", c, got, ok, prog)

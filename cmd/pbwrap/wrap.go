@@ -250,7 +250,7 @@ var errOpenerClosed = errors.New("store: the session has ended")
 
 func newSessionOpener(cfg *config, argv0 string) *sessionOpener {
 	s := &sessionOpener{
-		meta: store.Meta{PID: os.Getpid(), Argv0: argv0, Start: time.Now(), Version: version},
+		meta: store.Meta{PID: os.Getpid(), Argv0: argv0, Start: time.Now(), Version: versionString()},
 		logf: func(string, ...any) {},
 	}
 	var err error
