@@ -70,6 +70,7 @@ func Run(cfg Config) (int, error) {
 	if !term.IsTerminal(0) || !term.IsTerminal(1) {
 		return 0, ErrNotTerminal
 	}
+	defer startTrace()()
 	sigc := make(chan os.Signal, 16)
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
@@ -94,6 +95,10 @@ func Run(cfg Config) (int, error) {
 	ignoreTTIN()
 	return s.run(sigc), nil
 }
+
+// startTrace starts tracing the run, and returns what stops it. It does
+// nothing unless the build tag pbwrap_trace is set (see trace_on.go).
+var startTrace = func() func() { return func() {} }
 
 // ignoreTTIN makes a read of the terminal from the background fail with
 // EIO instead of stopping pbwrap with SIGTTIN, on Linux and the BSDs
