@@ -15,6 +15,14 @@
 // sends, so Ctrl-Z could never suspend a program that relies on the default
 // action.
 //
+// Each direction is one goroutine that reads, filters and writes, with no
+// hand-off: it also calls the filter's Flush when its read has waited
+// until the filter's deadline, so no timer runs. The terminal (opened
+// anew, a file description of pbwrap's own) and the PTY are non-blocking
+// in Go's poller: a waiting direction is a parked goroutine, not a thread
+// blocked in read(2), whose wake-up cost the runtime's monitor thread a
+// wake-up and a P hand-off on every keystroke (doc/performance.md).
+//
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.
 //

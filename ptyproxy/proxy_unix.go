@@ -14,9 +14,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
-	"github.com/creack/pty"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -35,6 +36,13 @@ type session struct {
 	saved  *term.State
 	in     *pump
 	out    *pump
+
+	// own is pbwrap's own descriptor of the terminal (see ownTerminal), or
+	// nil; inSrc reads the terminal (own or standard input) and outSrc the
+	// PTY.
+	own    *os.File
+	inSrc  *endpoint
+	outSrc *endpoint
 
 	mu  sync.Mutex // guards raw
 	raw bool       // the terminal is taken: TerminalSetup written, raw mode asked for
@@ -62,6 +70,7 @@ func Run(cfg Config) (int, error) {
 	if !term.IsTerminal(0) || !term.IsTerminal(1) {
 		return 0, ErrNotTerminal
 	}
+	defer startTrace()()
 	sigc := make(chan os.Signal, 16)
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
@@ -71,6 +80,7 @@ func Run(cfg Config) (int, error) {
 		return 0, err
 	}
 	defer s.master.Close()
+	defer s.closeOwn() // After giveBack, which may write through it.
 	active.Store(s)
 	defer active.Store(nil)
 	// Raw mode before the command starts: a key typed at once (Ctrl-Z)
@@ -85,6 +95,10 @@ func Run(cfg Config) (int, error) {
 	ignoreTTIN()
 	return s.run(sigc), nil
 }
+
+// startTrace starts tracing the run, and returns what stops it. It does
+// nothing unless the build tag pbwrap_trace is set (see trace_on.go).
+var startTrace = func() func() { return func() {} }
 
 // ignoreTTIN makes a read of the terminal from the background fail with
 // EIO instead of stopping pbwrap with SIGTTIN, on Linux and the BSDs
@@ -114,21 +128,64 @@ func open(cfg Config) (*session, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s.out = newPump("output", cfg.Output, os.Stdout, s.cfg.Logf)
-	s.in = newPump("input", cfg.Input, s.master, s.cfg.Logf)
+	s.own = ownTerminal()
+	stdin, stdout := os.Stdin, os.Stdout
+	if s.own != nil {
+		stdin, stdout = s.own, s.own
+	}
+	s.out = newPump("output", cfg.Output, newEndpoint(stdout, nil), s.cfg.Logf)
+	s.in = newPump("input", cfg.Input, newEndpoint(s.master, nil), s.cfg.Logf)
 	s.in.src = &source{queued: inputQueued}
+	s.inSrc = newEndpoint(stdin, &s.in.src.taken)
+	s.outSrc = newEndpoint(s.master, &s.outFlight)
 	return s, tty, nil
+}
+
+// ownTerminal opens the terminal on standard input and output anew (see
+// terminalPath), in Go's poller, so that the pumps wait for it without a
+// thread blocked in the kernel; a file description of pbwrap's own, so
+// that making it non-blocking changes nothing for the shell that shares
+// standard input and output. It returns nil, and the pumps use standard
+// input and output, blocking, when the terminal cannot be opened so, or
+// standard input and output are not the same terminal.
+func ownTerminal() *os.File {
+	f, err := os.OpenFile(terminalPath, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil
+	}
+	if f.SetReadDeadline(time.Time{}) != nil || !sameTerminal(f, 0) || !sameTerminal(f, 1) {
+		_ = f.Close() // Best effort.
+		return nil
+	}
+	return f
+}
+
+// sameTerminal reports whether f is the device open on descriptor fd.
+func sameTerminal(f *os.File, fd int) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	var other unix.Stat_t
+	return ok && unix.Fstat(fd, &other) == nil && uint64(st.Rdev) == uint64(other.Rdev) && st.Rdev != 0
+}
+
+// closeOwn closes pbwrap's own descriptor of the terminal, which ends the
+// input pump's read (see pumpInput).
+func (s *session) closeOwn() {
+	if s.own != nil {
+		_ = s.own.Close() // Best effort.
+	}
 }
 
 // openPTY opens the PTY with the terminal's line settings and size, and
 // returns its slave side.
 func (s *session) openPTY() (*os.File, error) {
-	// The master stays in blocking mode: a thread blocked in read(2)
-	// wakes straight into the copy, which measured faster than Go's
-	// poller, both for keystroke echo and for floods of output.
-	master, tty, err := pty.Open()
+	// The master is in Go's poller, as the terminal is (see endpoint).
+	master, tty, err := ptyio.OpenPTY()
 	if err != nil {
-		return nil, fmt.Errorf("open pty: %w", err)
+		return nil, err
 	}
 	s.master = master
 	// The command sees the user's own line settings (erase character,
@@ -194,7 +251,7 @@ func readPid(report io.Reader) int {
 func (s *session) run(sigc <-chan os.Signal) int {
 	outDone := make(chan struct{})
 	go s.pumpOutput(outDone) // Ends at EOF or EIO from the master; see drain.
-	go s.pumpInput()         // Blocks in read(0) for good; deliberately never joined.
+	go s.pumpInput()         // Ends with the input, at the latest when Run closes own; never joined (it may read standard input, blocking, for good).
 	waits := make(chan ptyio.WaitState)
 	go s.wait(waits) // Ends when the session process has ended.
 	return s.loop(sigc, waits, outDone)

@@ -9,21 +9,22 @@ import (
 	"time"
 )
 
-// A pump passes one direction of the stream through its Filter to w. Calls
-// from the reading goroutine, from the deadline timer and from the session
-// (terminal set-up and reset sequences, the end of the command) are
-// serialized by mu, so output bytes never interleave inside one another.
+// A pump passes one direction of the stream through its Filter to w. One
+// goroutine reads, filters and writes (see runPump): it calls feed
+// with what it read and, when its read has waited until the deadline that
+// feed returned, expire. Those calls and the session's (terminal set-up
+// and reset sequences, the end of the command) are serialized by mu, so
+// output bytes never interleave inside one another; no timer takes it.
 type pump struct {
-	mu    sync.Mutex
-	f     Filter // nil copies bytes unchanged
-	w     io.Writer
-	timer *time.Timer
-	due   time.Time     // when Flush is owed; zero when nothing is held
-	wait  time.Duration // how long the filter last asked to wait for input
-	err   error         // first error, reported once through logf
-	done  bool          // closed: later input is dropped
-	name  string
-	logf  func(string, ...any)
+	mu   sync.Mutex
+	f    Filter // nil copies bytes unchanged
+	w    io.Writer
+	due  time.Time     // when Flush is owed; zero when nothing is held
+	wait time.Duration // how long the filter last asked to wait for input
+	err  error         // first error, reported once through logf
+	done bool          // closed: later input is dropped
+	name string
+	logf func(string, ...any)
 
 	// src, on the input pump, tells whether the terminal has sent input
 	// that the filter has not had (see expire); nil on the output pump.
@@ -44,9 +45,10 @@ var clockBase = time.Now()
 // can tell the terminal's silence from the reader's own stalls.
 type source struct {
 	// taken is set while the reader holds bytes that the filter has not
-	// had: after a wait for input, from before the read (so that no byte
-	// leaves the terminal unmarked); without one, from when the read
-	// returns; until the feed is over (see session.readInput).
+	// had: from before the read that takes them (so that no byte leaves
+	// the terminal unmarked), or, reading a terminal outside Go's poller
+	// with no deadline, from when the read returns; until the feed is
+	// over (see endpoint).
 	taken atomic.Bool
 	// queued reports whether the terminal has input waiting to be read.
 	queued func() bool
@@ -64,19 +66,20 @@ func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pum
 	return &pump{name: name, f: f, w: w, logf: logf, settled: make(chan struct{})}
 }
 
-// feed passes one chunk just read, and reports whether the filter waits
-// for a deadline.
-func (p *pump) feed(b []byte) (waiting bool) {
+// feed passes one chunk just read, and returns when Flush is owed if
+// nothing more is read by then: the deadline for the next read, or the
+// zero time.
+func (p *pump) feed(b []byte) (due time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done {
-		return false
+		return time.Time{}
 	}
 	p.notice()
 	if p.f == nil {
 		_, err := p.w.Write(b)
 		p.note(err)
-		return false
+		return time.Time{}
 	}
 	now := time.Now()
 	due, err := p.f.Filter(p.w, b, now)
@@ -89,7 +92,7 @@ func (p *pump) feed(b []byte) (waiting bool) {
 	}
 	p.schedule(due)
 	p.settle(true)
-	return !due.IsZero()
+	return due
 }
 
 // writeFrom passes what f returns to w as it is, bypassing the filter. f
@@ -240,47 +243,37 @@ func (p *pump) deadline() time.Time {
 	return clockBase.Add(time.Duration(n))
 }
 
-// schedule arms the timer for due, or disarms it when due is zero.
-// p.mu must be held.
+// schedule records when Flush is owed, the zero time for never. p.mu
+// must be held.
 func (p *pump) schedule(due time.Time) {
 	p.due = due
 	if due.IsZero() {
 		p.dueAt.Store(0)
-		if p.timer != nil {
-			p.timer.Stop()
-		}
 		return
 	}
 	p.dueAt.Store(int64(max(1, due.Sub(clockBase))))
-	wait := time.Until(due)
-	if p.timer == nil {
-		p.timer = time.AfterFunc(wait, p.expire)
-		return
-	}
-	p.timer.Reset(wait)
 }
 
-// expire runs on the timer's goroutine when a deadline passes. Flush is
-// called only if the terminal has sent nothing that the filter has not
-// had: a deadline passes by the terminal's silence, never by the
+// expire is called by the reading goroutine when its read has waited
+// until the deadline with nothing read, and returns the next deadline.
+// Flush is called only if the terminal has sent nothing that the filter
+// has not had: a deadline passes by the terminal's silence, never by the
 // proxy's own stall (stopped, starved of CPU, blocked in a write).
-func (p *pump) expire() {
-	defer guard()
+func (p *pump) expire() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.due.IsZero() || p.done {
-		return // Disarmed while this call waited for the lock.
+		return time.Time{} // Nothing is owed, or the stream is over.
 	}
 	now := time.Now()
 	if now.Before(p.due) {
-		p.schedule(p.due) // Re-armed for later while this call waited.
-		return
+		return p.due
 	}
 	if p.src != nil && !p.src.quiet() {
 		// The feed of that input sets the next deadline; this one is
 		// looked at again in case that feed does not come.
 		p.schedule(now.Add(max(p.wait, time.Millisecond)))
-		return
+		return p.due
 	}
 	due, err := p.f.Flush(p.w, now)
 	p.note(err)
@@ -289,6 +282,7 @@ func (p *pump) expire() {
 	}
 	p.schedule(due)
 	p.settle(false)
+	return due
 }
 
 // note records the first error and logs it; the stream goes on, since a

@@ -4,8 +4,10 @@ package ptyproxy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"golang.org/x/sys/unix"
 )
 
 // holdEsc is a test Filter: it upper-cases letters, holds a trailing ESC
@@ -92,20 +95,114 @@ func TestPumpWriteFrom(t *testing.T) {
 	}
 }
 
+// The goroutine that reads also flushes: its read waits until the
+// filter's deadline, then Flush lets the held ESC go; the loop ends with
+// the input. For a descriptor in Go's poller and for one outside it.
 func TestPumpFlushesAtDeadline(t *testing.T) {
-	var w ptytest.Buffer
-	f := &holdEsc{hold: 5 * time.Millisecond}
-	p := newPump("test", f, &w, nil)
-	p.feed([]byte("ab\x1b"))
-	if got := w.String(); got != "AB" {
-		t.Fatalf("before the deadline: got %q, want %q", got, "AB")
+	for _, polled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("polled=%v", polled), func(t *testing.T) {
+			r, wr := testPipe(t, polled)
+			var w ptytest.Buffer
+			f := &holdEsc{hold: 5 * time.Millisecond}
+			p := newPump("test", f, &w, nil)
+			done := make(chan struct{})
+			go func() { // Ends at the end of the input (wr closed below).
+				defer close(done)
+				runPump(p, newEndpoint(r, nil), p.feed, func(error) bool { return true })
+			}()
+			if _, err := wr.Write([]byte("ab\x1b")); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(ptytest.Watchdog)
+			for w.String() != "AB\x1b" {
+				if time.Now().After(deadline) {
+					t.Fatalf("watchdog: the held ESC never came: got %q", w.String())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			wr.Close()
+			select {
+			case <-done:
+			case <-time.After(ptytest.Watchdog):
+				t.Fatal("watchdog: the loop did not end with its input")
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if want := []string{"filter", "flush"}; !equal(f.calls, want) {
+				t.Errorf("calls %q, want %q", f.calls, want)
+			}
+		})
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for w.String() != "AB\x1b" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the held ESC never came: got %q", w.String())
+}
+
+// testPipe returns a pipe whose read end is in Go's poller or, if not
+// polled, a blocking descriptor outside it.
+func testPipe(t *testing.T, polled bool) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !polled {
+		fd, err := unix.Dup(int(r.Fd())) // Fd leaves it blocking.
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(time.Millisecond)
+		r = os.NewFile(uintptr(fd), "pipe")
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// A read waits until the deadline, and no longer, whether the descriptor
+// is in the poller or not; bytes already there come at once.
+func TestEndpointReadDeadline(t *testing.T) {
+	for _, polled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("polled=%v", polled), func(t *testing.T) {
+			r, wr := testPipe(t, polled)
+			var held atomic.Bool
+			e := newEndpoint(r, &held)
+			if e.polled() != polled {
+				t.Fatalf("polled() = %v", e.polled())
+			}
+			buf := make([]byte, 8)
+			if n, err := e.read(buf, time.Now().Add(time.Millisecond)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("read with nothing to read = %d, %v, want the deadline", n, err)
+			}
+			if held.Load() {
+				t.Error("held after a read that took nothing")
+			}
+			wr.Write([]byte("xy"))
+			n, err := e.read(buf, time.Now().Add(ptytest.Watchdog))
+			if err != nil || string(buf[:n]) != "xy" {
+				t.Fatalf("read = %q, %v, want \"xy\"", buf[:n], err)
+			}
+			if !held.Load() {
+				t.Error("bytes read but not held")
+			}
+			wr.Close()
+			if _, err := e.read(buf, time.Time{}); !errors.Is(err, io.EOF) {
+				t.Errorf("read at the end = %v, want EOF", err)
+			}
+		})
+	}
+}
+
+// Reads and writes allocate nothing.
+func TestEndpointAllocs(t *testing.T) {
+	r, wr := testPipe(t, true)
+	in, out := newEndpoint(r, nil), newEndpoint(wr, nil)
+	if !in.polled() || !out.polled() {
+		t.Skip("pipes are not in the poller here")
+	}
+	buf, key := make([]byte, 8), []byte("k")
+	allocs := testing.AllocsPerRun(100, func() {
+		out.Write(key)
+		in.read(buf, time.Time{})
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per write and read, want 0", allocs)
 	}
 }
 
@@ -202,11 +299,14 @@ func fakeSource(queued *atomic.Bool) *source {
 	return &source{queued: queued.Load}
 }
 
-// waitCalls waits until f has received want calls, failing at the watchdog.
-func waitCalls(t *testing.T, p *pump, f *holdEsc, want []string) {
+// expireUntil lets p's deadline pass, as the reading goroutine does when
+// its read times out, until f has received want calls, failing at the
+// watchdog.
+func expireUntil(t *testing.T, p *pump, f *holdEsc, want []string) {
 	t.Helper()
 	deadline := time.Now().Add(ptytest.Watchdog)
 	for {
+		p.expire()
 		p.mu.Lock()
 		got := slices.Clone(f.calls)
 		p.mu.Unlock()
@@ -244,8 +344,11 @@ func TestPumpDeadlineWaitsForInput(t *testing.T) {
 			p.src = fakeSource(&queued)
 			p.feed([]byte("a\x1b"))
 			tc.block(p.src, &queued)
-			// The timer fires and finds input on its way, more than once.
-			time.Sleep(20 * f.hold) // Not an assertion: time for the timer to fire.
+			// The read times out and finds input on its way, more than once.
+			for range 3 {
+				time.Sleep(2 * f.hold) // Not an assertion: past the deadline.
+				p.expire()
+			}
 			p.mu.Lock()
 			calls := slices.Clone(f.calls)
 			p.mu.Unlock()
@@ -253,7 +356,7 @@ func TestPumpDeadlineWaitsForInput(t *testing.T) {
 				t.Fatalf("calls %q with input on its way, want no flush", calls)
 			}
 			tc.free(p.src, &queued)
-			waitCalls(t, p, f, []string{"filter", "flush"})
+			expireUntil(t, p, f, []string{"filter", "flush"})
 			if got, want := w.String(), "A\x1b"; got != want {
 				t.Errorf("got %q, want %q", got, want)
 			}
@@ -282,7 +385,7 @@ func TestPumpDeadlineCountsFromFeedReturn(t *testing.T) {
 	p := newPump("test", f, io.Discard, nil)
 	p.src = fakeSource(&queued)
 	before := time.Now()
-	if !p.feed([]byte("x\x1b")) {
+	if p.feed([]byte("x\x1b")).IsZero() {
 		t.Fatal("feed reports no deadline")
 	}
 	p.mu.Lock()

@@ -32,30 +32,50 @@ var onOutput func([]byte)
 func (s *session) pumpOutput(done chan<- struct{}) {
 	defer guard()
 	defer close(done)
+	runPump(s.out, s.outSrc, s.output, s.outputEnds)
+}
+
+// outputEnds reports whether reading the PTY ends after err: always.
+func (s *session) outputEnds(err error) bool {
+	// EIO (Linux) or EOF: every holder of the PTY's other end has closed
+	// it; ErrClosed: the session is over and has closed it.
+	if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.EIO) && !errors.Is(err, os.ErrClosed) {
+		s.cfg.Logf("read pty: %v", err)
+	}
+	return true
+}
+
+// runPump is the loop of one direction, in one goroutine: it reads src, has
+// feed pass what it read through p's filter and write it on, and, when a
+// read has waited until the deadline the filter asked for, lets p expire.
+// It returns when ends reports that reading ends after an error. The
+// bytes read are held (src.held) until feed returns.
+func runPump(p *pump, src *endpoint, feed func([]byte) time.Time, ends func(error) bool) {
 	buf := make([]byte, ioBufSize)
+	var due time.Time
 	for {
-		n, err := s.master.Read(buf)
+		n, err := src.read(buf, due)
 		if n > 0 {
-			s.outFlight.Store(true)
-			s.output(buf[:n])
-			s.outFlight.Store(false)
+			due = feed(buf[:n])
 		}
-		if err != nil {
-			// EIO (Linux) or EOF: every holder of the PTY's other end
-			// has closed it.
-			if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.EIO) {
-				s.cfg.Logf("read pty: %v", err)
-			}
+		if src.held != nil {
+			src.held.Store(false)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			due = p.expire()
+		case ends(err):
 			return
 		}
 	}
 }
 
-func (s *session) output(p []byte) {
+func (s *session) output(p []byte) time.Time {
 	if onOutput != nil {
 		onOutput(p)
 	}
-	s.out.feed(p)
+	return s.out.feed(p)
 }
 
 // drain lets the output pump read what the command left in the PTY, for
@@ -114,54 +134,22 @@ func outputQueued(master *os.File) bool {
 // background (after bg, or started with &) fails with EIO, since pbwrap
 // ignores SIGTTIN (see ignoreTTIN); the pump then waits to be in the
 // foreground again, woken by the SIGCONT of fg or by a periodic look. A
-// command stopped by Ctrl-Z stays stopped meanwhile (see resumed).
+// command stopped by Ctrl-Z stays stopped meanwhile (see resumed). It
+// ends with the input, or when the session closes its own descriptor of
+// the terminal (see terminal).
 func (s *session) pumpInput() {
 	defer guard()
-	buf := make([]byte, ioBufSize)
-	waiting := false
-	for {
-		n, err := s.readInput(buf, waiting)
-		if n > 0 {
-			waiting = s.in.feed(buf[:n])
-		}
-		s.in.src.taken.Store(false)
-		if err != nil && !s.inputGoesOn(err) {
-			s.in.close()
-			return
-		}
-	}
+	runPump(s.in, s.inSrc, s.in.feed, s.inputEnds)
 }
 
-// readInput reads the terminal into buf. While the input filter waits for
-// a deadline, it first waits for input without taking any (awaitInput),
-// and marks the bytes taken before it reads them, so that at the deadline
-// the pump knows for sure whether the terminal has sent anything (see
-// source). Otherwise, on the path of every keystroke, it reads at once,
-// with no extra system call, and marks the bytes once read.
-func (s *session) readInput(buf []byte, waiting bool) (int, error) {
-	if waiting {
-		awaitInput()
-		s.in.src.taken.Store(true)
+// inputEnds reports whether reading the terminal ends after err, and
+// closes the input pump if it does.
+func (s *session) inputEnds(err error) bool {
+	if s.inputGoesOn(err) {
+		return false
 	}
-	n, err := os.Stdin.Read(buf)
-	if n > 0 {
-		s.in.src.taken.Store(true)
-	}
-	return n, err
-}
-
-// awaitInput waits until the terminal has input to read, or is gone,
-// without reading it: select(2), which works on a terminal everywhere,
-// unlike poll(2) on macOS. If it cannot wait, it returns at once, and the
-// read that follows waits instead.
-func awaitInput() {
-	for {
-		var fds unix.FdSet
-		fds.Set(0)
-		if _, err := unix.Select(1, &fds, nil, nil, nil); !errors.Is(err, unix.EINTR) {
-			return
-		}
-	}
+	s.in.close()
+	return true
 }
 
 // inputQueued reports whether the terminal has input waiting for pbwrap
@@ -230,7 +218,7 @@ func (s *session) inputGoesOn(err error) bool {
 		s.awaitForeground()
 		return true
 	}
-	if !errors.Is(err, io.EOF) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 		s.cfg.Logf("read terminal: %v", err)
 	}
 	return false

@@ -9,8 +9,10 @@ import (
 // a reader finds the old file or the new one, never a mix, also after a
 // crash: a temp file in the same directory (O_EXCL, 0600), written,
 // synced, closed and renamed over path, then the directory synced. Its
-// errors are those of package os, which name the paths.
-func writeFileAtomic(path string, data []byte) (err error) {
+// errors are those of package os, which name the paths. Without durable
+// neither the file nor the directory is synced: a reader still never
+// sees a mix, but a crash may lose the file.
+func writeFileAtomic(path string, data []byte, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	// os.CreateTemp opens with O_CREATE|O_EXCL and mode 0600.
 	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
@@ -27,8 +29,10 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := syncFile(f); err != nil {
-		return err
+	if durable {
+		if err := syncFile(f); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -37,5 +41,8 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	renamed = true
+	if !durable {
+		return nil
+	}
 	return syncDir(dir)
 }

@@ -267,7 +267,7 @@ func countPaste(root, agent string, p PasteRecord, now time.Time) error {
 	if len(data)+1 > maxCountersBytes {
 		return fmt.Errorf("store: write %s: %d bytes, more than the %d the counters may have", path, len(data)+1, maxCountersBytes)
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := writeFileAtomic(path, append(data, '\n'), true); err != nil {
 		return fmt.Errorf("store: write counters: %w", err)
 	}
 	return nil

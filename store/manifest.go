@@ -103,7 +103,7 @@ func (s *Session) Record(p PasteRecord) error {
 		return fmt.Errorf("store: record paste in %s: the manifest holds %d pastes, the most it records", s.Dir, maxManifestPastes)
 	}
 	s.manifest.Pastes = append(s.manifest.Pastes, p)
-	if err := s.writeManifest(); err != nil {
+	if err := s.writeManifest(true); err != nil {
 		s.manifest.Pastes = s.manifest.Pastes[:len(s.manifest.Pastes)-1]
 		return err
 	}
@@ -113,8 +113,9 @@ func (s *Session) Record(p PasteRecord) error {
 	return nil
 }
 
-// writeManifest replaces the manifest file with s.manifest.
-func (s *Session) writeManifest() error {
+// writeManifest replaces the manifest file with s.manifest, synced to
+// disk if durable (see writeFileAtomic).
+func (s *Session) writeManifest(durable bool) error {
 	path := filepath.Join(s.Dir, manifestName)
 	data, err := json.MarshalIndent(&s.manifest, "", "  ")
 	if err != nil {
@@ -123,7 +124,7 @@ func (s *Session) writeManifest() error {
 	if len(data)+1 > maxManifestBytes {
 		return fmt.Errorf("store: write %s: %d bytes, more than the %d a manifest may have", path, len(data)+1, maxManifestBytes)
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := writeFileAtomic(path, append(data, '\n'), durable); err != nil {
 		return fmt.Errorf("store: write manifest: %w", err)
 	}
 	return nil

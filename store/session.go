@@ -120,7 +120,10 @@ func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
 	}
 	// The manifest comes after the lock: a manifest in the directory tells
 	// listing and cleanup that probing the lock cannot disturb NewSession.
-	if err := s.writeManifest(); err != nil {
+	// It is not synced to disk: it records no paste yet, so a crash loses
+	// nothing with it, and the two fsyncs took longer than all the rest of
+	// pbwrap's start (doc/performance.md); Record syncs the first paste's.
+	if err := s.writeManifest(false); err != nil {
 		_ = s.Close() // Best effort: the directory is removed.
 		return nil, err
 	}
@@ -247,7 +250,7 @@ func (s *Session) removeIfBare() (gone bool, err error) {
 	}
 	// remove takes the manifest before the lock (removalRank).
 	if _, err := d.remove(); err != nil {
-		_ = s.writeManifest() // Best effort: the session says what it was.
+		_ = s.writeManifest(true) // Best effort: the session says what it was.
 		return false, err
 	}
 	return true, nil

@@ -8,6 +8,13 @@
 // alike. scripts/bench builds and runs it; the figures are ratios to
 // direct.
 //
+// The run is made of rounds (-rounds, 7 by default), each measuring
+// keystroke latency, output throughput and startup for every variant in
+// turn. The targets are computed per round, pbwrap against script(1) in
+// the same round, and reported as the median over the rounds: keystroke
+// overhead (latency over direct) at p50 and p99, throughput, and startup
+// (from the spawn to the child's first output).
+//
 // Peak RSS is the wrapper's own high-water mark (VmHWM) where there is a
 // /proc; elsewhere it is the ru_maxrss of its exit, the peak of the
 // wrapper and of the processes it waited for, whichever was largest.
@@ -41,9 +48,11 @@ func main() {
 		os.Exit(childMain(os.Args[1], os.Args[2:]))
 	}
 	pbwrap := flag.String("pbwrap", "pbwrap", "the pbwrap binary to measure")
-	keys := flag.Int("keys", 2000, "keystrokes per variant for the latency figures")
-	floodMB := flag.Int("flood-mb", 64, "megabytes of output per throughput run")
-	runs := flag.Int("runs", 5, "throughput runs per variant")
+	keys := flag.Int("keys", 500, "keystrokes per variant and round for the latency figures")
+	floodMB := flag.Int("flood-mb", 32, "megabytes of output per throughput run")
+	runs := flag.Int("runs", 3, "throughput runs per variant and round")
+	rounds := flag.Int("rounds", 7, "rounds: latency, throughput and startup of every variant, interleaved")
+	starts := flag.Int("starts", 10, "startups timed per variant and round")
 	other := flag.String("compare", "", "a second pbwrap binary to measure beside the first (pbwrap2)")
 	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst): the burst detector's cost")
 	flag.DurationVar(&keyInterval, "key-interval", keyInterval, "time between two keystrokes to the same variant")
@@ -55,7 +64,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchdriver: -paste-mb:", err)
 		os.Exit(2)
 	}
-	if err := run(variants(*pbwrap, *other, *noBurst), *keys, *floodMB, *runs, sizes, *pasteRuns); err != nil {
+	if *rounds < 1 || *keys < 1 || *runs < 1 || *starts < 1 {
+		fmt.Fprintln(os.Stderr, "benchdriver: -rounds, -keys, -runs and -starts must be at least 1")
+		os.Exit(2)
+	}
+	m := measures{keys: *keys, floodMB: *floodMB, runs: *runs, starts: *starts, rounds: *rounds}
+	if err := run(variants(*pbwrap, *other, *noBurst), m, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
 	}
@@ -97,22 +111,43 @@ func scriptArgv(goos string, child []string) []string {
 	return []string{"script", "-q", "-c", strings.Join(quoted, " "), "/dev/null"}
 }
 
-func run(vs []variant, keys, floodMB, runs int, pasteMB []int, pasteRuns int) error {
+// measures says how much of each thing a run measures.
+type measures struct {
+	keys, floodMB, runs, starts, rounds int
+}
+
+// A round is one round's figures, per variant.
+type round struct {
+	lat      [][]time.Duration
+	thr, cpu [][]float64
+	start    [][]time.Duration
+}
+
+func run(vs []variant, m measures, pasteMB []int, pasteRuns int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("pbwrap against the same child run directly and under script(1); ratios to direct\n\n")
-
-	lat, err := measureLatency(self, vs, keys)
-	if err != nil {
-		return err
+	fmt.Printf("pbwrap against the same child run directly and under script(1); ratios to direct\n")
+	fmt.Printf("%d rounds; per round and variant: %d keystrokes, %d × %d MB of output, %d startups\n\n", m.rounds, m.keys, m.runs, m.floodMB, m.starts)
+	var rs []round
+	for i := range m.rounds {
+		var r round
+		var err error
+		if r.lat, err = measureLatency(self, vs, m.keys); err != nil {
+			return err
+		}
+		if r.thr, r.cpu, err = measureThroughput(self, vs, m.floodMB, m.runs); err != nil {
+			return err
+		}
+		if r.start, err = measureStartup(self, vs, m.starts); err != nil {
+			return err
+		}
+		rs = append(rs, r)
+		fmt.Fprintf(os.Stderr, "round %d of %d done\n", i+1, m.rounds)
 	}
-	thr, cpu, err := measureThroughput(self, vs, floodMB, runs)
-	if err != nil {
-		return err
-	}
-	report(vs, lat, thr, cpu, floodMB)
+	report(vs, pool(rs, len(vs)), m.floodMB)
+	reportTargets(vs, rs)
 	for _, mb := range pasteMB {
 		n := pasteRuns
 		if mb > 10 {
@@ -449,17 +484,36 @@ func measureThroughput(self string, vs []variant, floodMB, runs int) (rates, cpu
 	return rates, cpu, nil
 }
 
-func report(vs []variant, lat [][]time.Duration, thr, cpu [][]float64, floodMB int) {
-	p := func(d []time.Duration, q float64) time.Duration {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return s[int(q*float64(len(s)-1))]
+// pool puts the rounds' samples together, per variant.
+func pool(rs []round, n int) round {
+	all := round{lat: make([][]time.Duration, n), thr: make([][]float64, n), cpu: make([][]float64, n), start: make([][]time.Duration, n)}
+	for _, r := range rs {
+		for i := range n {
+			all.lat[i] = append(all.lat[i], r.lat[i]...)
+			all.thr[i] = append(all.thr[i], r.thr[i]...)
+			all.cpu[i] = append(all.cpu[i], r.cpu[i]...)
+			all.start[i] = append(all.start[i], r.start[i]...)
+		}
 	}
-	median := func(f []float64) float64 {
-		s := slices.Clone(f)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
+	return all
+}
+
+// quantile is the q-quantile of d (nearest rank).
+func quantile(d []time.Duration, q float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(q*float64(len(s)-1))]
+}
+
+func median(f []float64) float64 {
+	s := slices.Clone(f)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func report(vs []variant, all round, floodMB int) {
+	lat, thr, cpu := all.lat, all.thr, all.cpu
+	p := quantile
 	fmt.Printf("%-28s", "")
 	for _, v := range vs {
 		fmt.Printf("%22s", v.name)
@@ -483,7 +537,74 @@ func report(vs []variant, lat [][]time.Duration, thr, cpu [][]float64, floodMB i
 	row("keystroke p99", func(i int) float64 { return float64(p(lat[i], 0.99).Microseconds()) }, "µs", us)
 	row(fmt.Sprintf("output MB/s (%d MB, median)", floodMB), func(i int) float64 { return median(thr[i]) }, "", func(x float64) string { return fmt.Sprintf("%.0f", x) })
 	row("CPU s for that output", func(i int) float64 { return median(cpu[i]) }, "", func(x float64) string { return fmt.Sprintf("%.2f", x) })
+	row("startup ms (median)", func(i int) float64 { return float64(quantile(all.start[i], 0.5).Microseconds()) / 1000 }, "", func(x float64) string { return fmt.Sprintf("%.1f", x) })
 	reportBurst(vs, lat, p)
+}
+
+// reportTargets gives, for each variant other than direct and script, the
+// issue's targets against script(1): per round, keystroke overhead (the
+// latency quantile over direct's) at p50 and p99 and throughput as
+// ratios to script's, and startup as the difference from script's; then
+// the median over the rounds.
+func reportTargets(vs []variant, rs []round) {
+	direct := slices.IndexFunc(vs, func(v variant) bool { return v.name == "direct" })
+	script := slices.IndexFunc(vs, func(v variant) bool { return v.name == "script" })
+	if direct < 0 || script < 0 {
+		return
+	}
+	overhead := func(r round, i int, q float64) float64 {
+		return float64(quantile(r.lat[i], q) - quantile(r.lat[direct], q))
+	}
+	startMs := func(r round, i int) float64 { return float64(quantile(r.start[i], 0.5).Microseconds()) / 1000 }
+	for i, v := range vs {
+		if i == direct || i == script {
+			continue
+		}
+		var p50, p99, thr, start []float64
+		for _, r := range rs {
+			p50 = append(p50, overhead(r, i, 0.5)/overhead(r, script, 0.5))
+			p99 = append(p99, overhead(r, i, 0.99)/overhead(r, script, 0.99))
+			thr = append(thr, median(r.thr[i])/median(r.thr[script]))
+			start = append(start, startMs(r, i)-startMs(r, script))
+		}
+		fmt.Printf("\n%s against script(1), median of %d rounds (per round: %s):\n", v.name, len(rs), "p50 overhead ratio")
+		fmt.Printf("  keystroke overhead p50  %.2fx  (target ≤ 1)   rounds %s\n", median(p50), list(p50, "%.2f"))
+		fmt.Printf("  keystroke overhead p99  %.2fx  (target ≤ 1)   rounds %s\n", median(p99), list(p99, "%.2f"))
+		fmt.Printf("  output throughput       %.2fx  (target ≥ 1)   rounds %s\n", median(thr), list(thr, "%.2f"))
+		fmt.Printf("  startup − script's      %+.1fms (target ≤ 5) rounds %s\n", median(start), list(start, "%+.1f"))
+	}
+}
+
+func list(f []float64, format string) string {
+	s := make([]string, len(f))
+	for i, x := range f {
+		s[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(s, " ")
+}
+
+// measureStartup starts each variant in turn, n times, and times it from
+// the spawn to the child's first output: the wrapper's own start, the
+// child's start under it, and the child's first write getting through.
+func measureStartup(self string, vs []variant, n int) ([][]time.Duration, error) {
+	res := make([][]time.Duration, len(vs))
+	for range n {
+		for i, v := range vs {
+			t0 := time.Now()
+			r, err := start(v.argv([]string{self, "child-echo"}))
+			if err != nil {
+				return nil, err
+			}
+			err = r.waitFor([]byte("READY"), 10*time.Second)
+			d := time.Since(t0)
+			r.stop()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", v.name, err)
+			}
+			res[i] = append(res[i], d)
+		}
+	}
+	return res, nil
 }
 
 // reportBurst gives pbwrap's keystroke latency with its burst detector on

@@ -1,0 +1,35 @@
+package bracketed
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkBurstTypedKey is the burst detector's cost on the keystroke
+// path: one key at a time, 30 ms apart (typing), never a burst.
+func BenchmarkBurstTypedKey(b *testing.B) {
+	d := NewBurst(nopSink{})
+	key := []byte("a")
+	now := epoch
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(30 * time.Millisecond)
+		if !d.Write(key, now).IsZero() {
+			b.Fatal("a typed key opened a burst")
+		}
+	}
+}
+
+// BenchmarkBurstText32K is its cost on a paste from a terminal without
+// bracketed paste: 32 KiB reads of text, a burst from the first one on.
+func BenchmarkBurstText32K(b *testing.B) {
+	d := NewBurst(nopSink{})
+	chunk := repeatTo("func main() {\r\tfmt.Println(\"hello, world\")\r}\r", 32<<10)
+	now := epoch
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Millisecond)
+		d.Write(chunk, now)
+	}
+}
