@@ -106,9 +106,13 @@ pbwrap help agents pi-extension prints the extension, to save as
 ~/.pi/agent/extensions/pbwrap.ts.
 
 Input it cannot read is refused with exit status 2, which blocks the call:
-letting it through could write an unexpanded reference into a file.`,
+letting it through could write an unexpanded reference into a file. A bad
+pbwrap setting (say PBWRAP_MIN_BYTES=abc) does not stop the hook, which would
+block every edit: the setting keeps its default here, and the wrapper and
+pbwrap doctor report it.`,
 	run:     runHook,
 	globals: []string{"root"},
+	lenient: true,
 }
 
 func runHook(c *command, cfg *config, args []string) error {

@@ -23,7 +23,8 @@ type command struct {
 	globals    []string
 	allGlobals bool
 	// lenient commands run with a bad setting, which keeps its default:
-	// doctor, to report it, and help and version.
+	// doctor, to report it, help and version, and hook, which would block
+	// every edit of the agent.
 	lenient bool
 }
 
