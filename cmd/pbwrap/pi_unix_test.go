@@ -17,8 +17,9 @@ import (
 // TestPiAgent pastes into the real Pi coding agent through pbwrap, in
 // tmux, and reads its editor off the screen: a 600-line paste shows as the
 // reference, a 3-line paste as its text. It is opt-in, since it needs npm:
-// PBWRAP_E2E_PI=1 installs @mariozechner/pi-coding-agent into a temporary
-// prefix, PBWRAP_E2E_PI=/path/to/pi uses an installed one. scripts/e2e-pi
+// PBWRAP_E2E_PI=1 installs @earendil-works/pi-coding-agent (pinned, as in
+// scripts/e2e-agents; Pi's package moved there from @mariozechner) into a
+// temporary prefix, PBWRAP_E2E_PI=/path/to/pi uses an installed one. scripts/e2e-pi
 // runs it. Pi needs no key and no network to show its editor: a dummy key,
 // and PI_OFFLINE=1 so that it does not try to download helper tools.
 func TestPiAgent(t *testing.T) {
@@ -32,7 +33,10 @@ func TestPiAgent(t *testing.T) {
 	home := t.TempDir()
 	root := filepath.Join(realDir(t), "root") // The reference names it resolved.
 	s := startTmux(t, 140, 45)
-	s.keys(fmt.Sprintf("HOME=%s PI_OFFLINE=1 ANTHROPIC_API_KEY=sk-ant-dummy PBWRAP_ROOT=%s pbwrap %s", home, root, pi))
+	// Pi's directory first on PATH: an npm install puts the Node.js that
+	// Pi needs beside it.
+	s.keys(fmt.Sprintf("PATH=%s:$PATH HOME=%s PI_OFFLINE=1 ANTHROPIC_API_KEY=sk-ant-dummy PBWRAP_ROOT=%s pbwrap %s",
+		filepath.Dir(pi), home, root, pi))
 	s.waitScreen("ctrl+c")
 
 	dir := t.TempDir()
@@ -68,7 +72,8 @@ func TestPiAgent(t *testing.T) {
 	s.waitScreen("first small line")
 }
 
-// installPi installs the Pi coding agent with npm into a temporary prefix
+// installPi installs the Pi coding agent with npm into a temporary prefix,
+// with the Node.js it needs (22 or later; the pin is scripts/e2e-agents'),
 // and returns its binary.
 func installPi(t *testing.T) string {
 	t.Helper()
@@ -78,7 +83,7 @@ func installPi(t *testing.T) string {
 	prefix := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "@mariozechner/pi-coding-agent")
+	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "@earendil-works/pi-coding-agent@1.6.0", "node@22.23.3")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm install: %v\n%s", err, out)
 	}
