@@ -299,9 +299,17 @@ func resolveSettings(name string) (string, error) {
 	return path, nil
 }
 
+// maxSettingsBytes caps what is read of an agent's settings file: the
+// agents' own are a few kilobytes; a file larger than this is not one, and
+// reading it whole (a link to /dev/zero has no end) would exhaust memory.
+const maxSettingsBytes = 4 << 20
+
 // readSettings returns the content of the regular file at path and its
 // permissions; nil and 0600, the mode a new settings file gets, when it
-// does not exist.
+// does not exist. Anything else there (a named pipe, a device, a
+// directory), or a file larger than maxSettingsBytes, is an error, found
+// without waiting or reading it: the file is opened without blocking and
+// checked on the descriptor that is read.
 func readSettings(path string) ([]byte, fs.FileMode, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -310,12 +318,26 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if !fi.Mode().IsRegular() { // Not opened: opening a device can do things.
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|settingsOpenFlags, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil { // What was opened, should it have changed.
+		return nil, 0, err
+	}
 	if !fi.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("%s is not a regular file", path)
 	}
-	text, err := os.ReadFile(path)
+	text, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(text) > maxSettingsBytes {
+		return nil, 0, fmt.Errorf("%s is larger than %d MiB: not a settings file", path, maxSettingsBytes>>20)
 	}
 	if text == nil {
 		text = []byte{} // Exists, empty: not nil.
