@@ -37,10 +37,12 @@ must be when standard input is not a terminal. The file it changes is kept as
 FILE.pbwrap-backup-DATE-TIME, and replaced at once (a new file in the same
 directory, renamed over it), with its mode; a symbolic link is followed, and
 the file it points to is changed. Only the hook's own entry is added, in
-the file's layout, or its command corrected: every other byte stays as it
-was (other keys, their order, values as written, comments where Gemini CLI
-allows them). A file that is not a JSON object, or whose "hooks" is not
-one, is left alone, with the reason. Run again, it finds the hook and
+the file's layout (its indentation, its line endings), or its command
+corrected: every other byte stays as it was (other keys, their order,
+values as written, comments where Gemini CLI allows them, also in a file
+of comments alone). A file that is not a JSON object, or whose "hooks" is
+not one, or that is not a regular file of at most 4 MiB, is left alone,
+with the reason. Run again, it finds the hook and
 changes nothing.
 
 The hook runs "pbwrap hook AGENT" when the pbwrap found on PATH is this
@@ -302,6 +304,7 @@ func resolveSettings(name string) (string, error) {
 // maxSettingsBytes caps what is read of an agent's settings file: the
 // agents' own are a few kilobytes; a file larger than this is not one, and
 // reading it whole (a link to /dev/zero has no end) would exhaust memory.
+// pbwrap help setup gives the figure.
 const maxSettingsBytes = 4 << 20
 
 // readSettings returns the content of the regular file at path and its
