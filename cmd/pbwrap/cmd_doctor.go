@@ -86,26 +86,28 @@ func (d *doctor) finish() error {
 func (d *doctor) checkRoot(cfg *config) string {
 	s := cfg.find("root")
 	if s.err != nil {
-		fmt.Printf("root: %s (from %s)\n  FAIL  %v\n", s.value, s.from, s.err)
-		d.problem(fmt.Sprintf("root: %v", s.err), "set "+s.origin()+" to an absolute path, a directory of yours")
+		fmt.Printf("root: %s (from %s)\n  FAIL  %v\n", printable(s.value), s.from, printableError(s.err))
+		d.problem(fmt.Sprintf("root: %v", printableError(s.err)), "set "+s.origin()+" to an absolute path, a directory of yours")
 		return ""
 	}
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
-		fmt.Printf("root: %s (%s)\n  FAIL  %v\n", cfg.root, s.from, err)
-		d.problem(fmt.Sprintf("root %s cannot be used: %v", cfg.root, err), "set --root or PBWRAP_ROOT to a directory of yours")
+		fmt.Printf("root: %s (%s)\n  FAIL  %v\n", printable(cfg.root), s.from, printableError(err))
+		d.problem(fmt.Sprintf("root %s cannot be used: %v", printable(cfg.root), printableError(err)), "set --root or PBWRAP_ROOT to a directory of yours")
 		return ""
 	}
-	fmt.Printf("root: %s (from %s)\n", root, s.from)
+	// The root, and what the checks say of it (paths below it), are
+	// printed escaped: it comes from the environment or the config file.
+	fmt.Printf("root: %s (from %s)\n", printable(root), s.from)
 	for _, ch := range store.CheckRoot(root) {
 		mark := "ok  "
 		if !ch.OK {
 			mark = "FAIL"
-			d.problem(fmt.Sprintf("root %s: %s: %s", root, ch.Name, ch.Detail), ch.Fix)
+			d.problem(fmt.Sprintf("root %s: %s: %s", printable(root), ch.Name, printable(ch.Detail)), printable(ch.Fix))
 		}
 		line := fmt.Sprintf("  %s  %s", mark, ch.Name)
 		if ch.Detail != "" {
-			line += ": " + ch.Detail
+			line += ": " + printable(ch.Detail)
 		}
 		fmt.Println(line)
 	}
@@ -113,12 +115,12 @@ func (d *doctor) checkRoot(cfg *config) string {
 		mark := "ok  "
 		if free < lowSpace {
 			mark = "FAIL"
-			d.problem(fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), where),
+			d.problem(fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), printable(where)),
 				"free some space, or set --root to a roomier file system")
 		}
-		fmt.Printf("  %s  free space: %s on %s\n", mark, humanBytes(int64(free)), where)
+		fmt.Printf("  %s  free space: %s on %s\n", mark, humanBytes(int64(free)), printable(where))
 	} else {
-		fmt.Printf("  ?     free space: %v\n", err)
+		fmt.Printf("  ?     free space: %v\n", printableError(err))
 	}
 	return root
 }
@@ -129,7 +131,7 @@ func (d *doctor) checkTerminal() {
 	if termName == "" {
 		termName = "(not set)"
 	}
-	fmt.Printf("  TERM=%s\n", termName)
+	fmt.Printf("  TERM=%s\n", printable(termName))
 	mux := "no"
 	switch {
 	case os.Getenv("TMUX") != "":
@@ -141,7 +143,7 @@ func (d *doctor) checkTerminal() {
 	state, err := queryBracketedPaste(decrqmTimeout)
 	switch {
 	case err != nil:
-		fmt.Printf("  bracketed paste: not asked (%v)\n", err)
+		fmt.Printf("  bracketed paste: not asked (%v)\n", printableError(err))
 	case state == "":
 		fmt.Println("  bracketed paste: the terminal did not answer DECRQM (many terminals, and tmux, never do);")
 		fmt.Println("    if pastes never turn into references, see the README's troubleshooting table")
@@ -160,26 +162,29 @@ func (d *doctor) showConfig(cfg *config) {
 	case cfg.file == "":
 		fmt.Println("  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
 	case cfg.fileErr != nil:
-		fmt.Printf("  FAIL  config file: %v\n", cfg.fileErr)
-		d.problem(fmt.Sprintf("the config file cannot be read: %v", cfg.fileErr), "fix or remove the line it names in "+cfg.file)
+		fmt.Printf("  FAIL  config file: %v\n", printableError(cfg.fileErr))
+		d.problem(fmt.Sprintf("the config file cannot be read: %v", printableError(cfg.fileErr)), "fix or remove the line it names in "+printable(cfg.file))
 	default:
 		if _, err := os.Stat(cfg.file); err != nil {
-			fmt.Printf("  config file: %s (none there)\n", cfg.file)
+			fmt.Printf("  config file: %s (none there)\n", printable(cfg.file))
 		} else {
-			fmt.Printf("  config file: %s\n", cfg.file)
+			fmt.Printf("  config file: %s\n", printable(cfg.file))
 		}
 	}
+	// Values, where they come from and why they are bad are printed
+	// escaped: they come from the config file, the environment and the
+	// command line, and a control character would reach the terminal.
 	for _, s := range cfg.settings {
-		value := s.value
+		value := printable(s.value)
 		if value == "" {
 			value = `""`
 		}
-		fmt.Printf("  --%-20s %-32s %s\n", s.flag, value, s.source())
+		fmt.Printf("  --%-20s %-32s %s\n", s.flag, value, printable(s.source()))
 		if s.err != nil {
-			fmt.Printf("    FAIL  %v; using the default, %s\n", s.err, s.shownDefault())
+			fmt.Printf("    FAIL  %v; using the default, %s\n", printableError(s.err), printable(s.shownDefault()))
 		}
 		if s.err != nil && s.flag != "root" { // checkRoot has the root's.
-			d.problem(fmt.Sprintf("bad setting: %v", s.err), "correct or remove "+s.origin())
+			d.problem(fmt.Sprintf("bad setting: %v", printableError(s.err)), "correct or remove "+printable(s.origin()))
 		}
 	}
 	if cfg.off {
@@ -253,11 +258,11 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 				readable = readable && ok
 			}
 		}
-		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, path, added, a.note)
+		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, printable(path), printable(added), a.note)
 		d.checkHook(a.name)
 		if !readable {
 			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
-				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", root, a.name))
+				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", printable(root), a.name))
 		}
 		if a.doctor != nil && root != "" && readable {
 			a.doctor(d, root)

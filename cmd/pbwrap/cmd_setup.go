@@ -37,10 +37,12 @@ must be when standard input is not a terminal. The file it changes is kept as
 FILE.pbwrap-backup-DATE-TIME, and replaced at once (a new file in the same
 directory, renamed over it), with its mode; a symbolic link is followed, and
 the file it points to is changed. Only the hook's own entry is added, in
-the file's layout, or its command corrected: every other byte stays as it
-was (other keys, their order, values as written, comments where Gemini CLI
-allows them). A file that is not a JSON object, or whose "hooks" is not
-one, is left alone, with the reason. Run again, it finds the hook and
+the file's layout (its indentation, its line endings), or its command
+corrected: every other byte stays as it was (other keys, their order,
+values as written, comments where Gemini CLI allows them, also in a file
+of comments alone). A file that is not a JSON object, or whose "hooks" is
+not one, or that is not a regular file of at most 4 MiB, is left alone,
+with the reason. Run again, it finds the hook and
 changes nothing.
 
 The hook runs "pbwrap hook AGENT" when the pbwrap found on PATH is this
@@ -299,9 +301,18 @@ func resolveSettings(name string) (string, error) {
 	return path, nil
 }
 
+// maxSettingsBytes caps what is read of an agent's settings file: the
+// agents' own are a few kilobytes; a file larger than this is not one, and
+// reading it whole (a link to /dev/zero has no end) would exhaust memory.
+// pbwrap help setup gives the figure.
+const maxSettingsBytes = 4 << 20
+
 // readSettings returns the content of the regular file at path and its
 // permissions; nil and 0600, the mode a new settings file gets, when it
-// does not exist.
+// does not exist. Anything else there (a named pipe, a device, a
+// directory), or a file larger than maxSettingsBytes, is an error, found
+// without waiting or reading it: the file is opened without blocking and
+// checked on the descriptor that is read.
 func readSettings(path string) ([]byte, fs.FileMode, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -310,12 +321,26 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if !fi.Mode().IsRegular() { // Not opened: opening a device can do things.
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|settingsOpenFlags, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil { // What was opened, should it have changed.
+		return nil, 0, err
+	}
 	if !fi.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("%s is not a regular file", path)
 	}
-	text, err := os.ReadFile(path)
+	text, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(text) > maxSettingsBytes {
+		return nil, 0, fmt.Errorf("%s is larger than %d MiB: not a settings file", path, maxSettingsBytes>>20)
 	}
 	if text == nil {
 		text = []byte{} // Exists, empty: not nil.

@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +19,7 @@ func (d *doctor) agentEnvAdded(a *agent, cfg *config, root string) (added string
 	}
 	env, err := agentEnv([]string{a.name}, os.Environ(), root)
 	if err != nil {
-		d.problem(err.Error(), fmt.Sprintf("make %s a JSON object, or unset it, or allow %s in %s's own settings", a.env.name, root, a.name))
+		d.problem(printable(err.Error()), fmt.Sprintf("make %s a JSON object, or unset it, or allow %s in %s's own settings", a.env.name, printable(root), a.name))
 		return "", true
 	}
 	for _, kv := range env {
@@ -79,11 +77,8 @@ type geminiRule struct{ path, level string }
 // path normalized as Gemini CLI does, a repeated path keeping its first
 // place and its last level. A missing file has no rules.
 func readGeminiTrust(file string) ([]geminiRule, error) {
-	text, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	text, _, err := readSettings(file) // A regular file of bounded size, not waited for.
+	if err != nil || text == nil {
 		return nil, err
 	}
 	obj, err := parseObject(stripJSONComments(text))
@@ -164,8 +159,8 @@ func geminiFolderTrustOff() bool {
 	if err != nil {
 		return false
 	}
-	text, err := os.ReadFile(filepath.Join(dir, "settings.json"))
-	if err != nil {
+	text, _, err := readSettings(filepath.Join(dir, "settings.json"))
+	if err != nil || text == nil {
 		return false
 	}
 	var s struct {
@@ -190,13 +185,16 @@ func geminiFolderTrustOff() bool {
 func (d *doctor) checkGeminiTrust(root string) {
 	file, err := geminiTrustedFoldersPath()
 	if err != nil {
-		fmt.Printf("      trusted folders: not read (%v)\n", err)
+		fmt.Printf("      trusted folders: not read (%v)\n", printableError(err))
 		return
 	}
 	rules, err := readGeminiTrust(file)
+	// The file's name (from the environment), the root and the file's
+	// errors are printed escaped; its paths are quoted.
+	file, shownRoot := printable(file), printable(root)
 	if err != nil {
-		fmt.Printf("      trusted folders (%s): cannot be read: %v\n", file, err)
-		d.problem(fmt.Sprintf("Gemini CLI's trusted folders file %s cannot be read (%v): Gemini CLI stops at start", file, err),
+		fmt.Printf("      trusted folders (%s): cannot be read: %v\n", file, printableError(err))
+		d.problem(fmt.Sprintf("Gemini CLI's trusted folders file %s cannot be read (%v): Gemini CLI stops at start", file, printableError(err)),
 			"fix or remove the file")
 		return
 	}
@@ -205,7 +203,7 @@ func (d *doctor) checkGeminiTrust(root string) {
 	case ok && rule.level == geminiDoNotTrust:
 		fmt.Printf("      trusted folders (%s): the root is NOT trusted (%q: %s)\n", file, rule.path, rule.level)
 		d.problem(fmt.Sprintf("Gemini CLI does not trust %s (%q is %s in %s), so it will not add it to its workspace "+
-			"and cannot read the saved pastes", root, rule.path, rule.level, file),
+			"and cannot read the saved pastes", shownRoot, rule.path, rule.level, file),
 			fmt.Sprintf("set %q to %s in %s (or with /permissions in Gemini CLI)", root, geminiTrustFolder, file))
 	case ok:
 		fmt.Printf("      trusted folders (%s): the root is trusted (%q: %s)\n", file, rule.path, rule.level)

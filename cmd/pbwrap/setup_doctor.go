@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,25 +19,29 @@ func (d *doctor) checkHook(agent string) {
 	}
 	file, err := s.file()
 	if err != nil {
-		fmt.Printf("      hook: not looked for (%v)\n", err)
+		fmt.Printf("      hook: not looked for (%v)\n", printableError(err))
 		return
 	}
-	text, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Printf("      hook: not installed (pbwrap setup %s installs it)\n", agent)
-		return
-	}
+	text, _, err := readSettings(file)
 	if err != nil {
-		fmt.Printf("      hook: %s cannot be read: %v\n", file, err)
+		// The error names the file. Read as setup reads it: a named pipe
+		// or a device there is refused, not waited for or read whole.
+		fmt.Printf("      hook: cannot be read: %v\n", printableError(err))
+		d.problem(fmt.Sprintf("%s's settings cannot be read: %v", agent, printableError(err)),
+			fmt.Sprintf("replace it with a regular file, or remove it; then pbwrap setup %s installs the hook", agent))
+		return
+	}
+	if text == nil {
+		fmt.Printf("      hook: not installed (pbwrap setup %s installs it)\n", agent)
 		return
 	}
 	commands, err := s.hookCommands(text)
 	if err != nil {
-		fmt.Printf("      hook: not found in %s (%v)\n", file, err)
+		fmt.Printf("      hook: not found in %s (%v)\n", printable(file), printableError(err))
 		return
 	}
 	if len(commands) == 0 {
-		fmt.Printf("      hook: not installed in %s (pbwrap setup %s installs it)\n", file, agent)
+		fmt.Printf("      hook: not installed in %s (pbwrap setup %s installs it)\n", printable(file), agent)
 		return
 	}
 	for _, c := range commands {
@@ -53,21 +55,24 @@ func (d *doctor) checkHook(agent string) {
 // this pbwrap.
 func (d *doctor) checkHookProgram(agent, file, c, prog string) {
 	fix := fmt.Sprintf("pbwrap setup %s, which makes it run this pbwrap", agent)
+	// What the settings file holds is printed escaped: an agent can write
+	// it, and a control character would reach the terminal.
+	file, c = printable(file), printable(c)
 	path := prog
 	if filepath.Base(prog) == prog {
 		found, err := exec.LookPath(prog)
 		if err != nil {
 			fmt.Printf("      hook: in %s, runs %s, which is NOT on PATH\n", file, c)
 			d.problem(fmt.Sprintf("%s's hook (%s, in %s) runs %s, which is not on PATH: edits with {{file:...}} references fail",
-				agent, c, file, prog), fix)
+				agent, c, file, printable(prog)), fix)
 			return
 		}
 		path = found
 	}
 	if _, err := os.Stat(path); err != nil {
-		fmt.Printf("      hook: in %s, runs %s, which is MISSING (%v)\n", file, c, err)
+		fmt.Printf("      hook: in %s, runs %s, which is MISSING (%v)\n", file, c, printableError(err))
 		d.problem(fmt.Sprintf("%s's hook (%s, in %s) runs %s, which cannot be run: edits with {{file:...}} references fail",
-			agent, c, file, path), fix)
+			agent, c, file, printable(path)), fix)
 		return
 	}
 	self, err := os.Executable()
@@ -75,9 +80,9 @@ func (d *doctor) checkHookProgram(agent, file, c, prog string) {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err != nil || !sameProgram(path, self) {
-		fmt.Printf("      hook: in %s, runs %s: %s, ANOTHER binary than this pbwrap\n", file, c, path)
-		d.problem(fmt.Sprintf("%s's hook (%s, in %s) runs %s, not this pbwrap (%s)", agent, c, file, path, self), fix)
+		fmt.Printf("      hook: in %s, runs %s: %s, ANOTHER binary than this pbwrap\n", file, c, printable(path))
+		d.problem(fmt.Sprintf("%s's hook (%s, in %s) runs %s, not this pbwrap (%s)", agent, c, file, printable(path), printable(self)), fix)
 		return
 	}
-	fmt.Printf("      hook: in %s, runs %s: %s (this pbwrap)\n", file, c, path)
+	fmt.Printf("      hook: in %s, runs %s: %s (this pbwrap)\n", file, c, printable(path))
 }

@@ -6,13 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Setup changes a settings file by editing its text in place, so that
 // everything it does not change stays byte for byte as it was: other keys,
 // their order, their values as written, the layout, and comments where the
 // agent allows them (comments are blanked out for parsing, which keeps
-// every offset).
+// every offset). What it adds ends its lines as the file's first line
+// does, so a file with CRLF line endings keeps them.
 
 // A span is where a JSON value lies in a text: text[start:end].
 type span struct{ start, end int }
@@ -28,6 +30,7 @@ type textEdit struct {
 type settingsText struct {
 	text, plain []byte
 	unit        string // one level of indentation, as the file has it
+	eol         string // the line ending, as the file's first line has it
 	oneLine     bool   // the file is one line: what is added is too
 	edits       []textEdit
 }
@@ -50,7 +53,11 @@ func (s *hookSpec) install(text []byte, prog string) ([]byte, bool, error) {
 	entry := s.entry(command)
 	snippet := jsonObject{{"hooks", jsonObject{{s.event, marshalArray([]json.RawMessage{entry})}}.marshal()}}.marshal()
 	if len(bytes.TrimSpace(plain)) == 0 {
-		return newSettingsFile(snippet), true, nil
+		out := afterComments(text, snippet)
+		if _, err := parseObject(stripJSONComments(out)); err != nil {
+			return nil, false, errors.New("it ends inside a /* comment")
+		}
+		return out, true, nil
 	}
 	st, top, err := parseSettings(text, plain)
 	if err != nil {
@@ -209,6 +216,7 @@ func parseSettings(text, plain []byte) (*settingsText, span, error) {
 	st := &settingsText{
 		text: text, plain: plain,
 		unit:    indentOf(bytes.Split(trimmed, []byte("\n"))),
+		eol:     lineEnding(text),
 		oneLine: !bytes.Contains(trimmed, []byte("\n")),
 	}
 	return st, span{start, start + len(trimmed)}, nil
@@ -368,7 +376,35 @@ func (st *settingsText) apply() []byte {
 	slices.SortFunc(edits, func(a, b textEdit) int { return b.at.start - a.at.start })
 	out := bytes.Clone(st.text)
 	for _, e := range edits {
-		out = slices.Concat(out[:e.at.start], []byte(e.with), out[e.at.end:])
+		// What setup writes has raw newlines only between lines: a
+		// newline inside a JSON string is escaped.
+		with := strings.ReplaceAll(e.with, "\n", st.eol)
+		out = slices.Concat(out[:e.at.start], []byte(with), out[e.at.end:])
 	}
 	return out
+}
+
+// afterComments returns text, a settings file with no JSON value (blank,
+// or comments only, as Gemini CLI allows), with the JSON object compact
+// after it as a new settings file has it: the comments stay, and the
+// object starts on a line of its own. A blank text is replaced.
+func afterComments(text []byte, compact json.RawMessage) []byte {
+	if len(bytes.TrimSpace(text)) == 0 {
+		return newSettingsFile(compact)
+	}
+	eol := lineEnding(text)
+	out := bytes.Clone(text)
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, eol...) // A // comment ends at the end of its line.
+	}
+	return append(out, bytes.ReplaceAll(newSettingsFile(compact), []byte("\n"), []byte(eol))...)
+}
+
+// lineEnding is the line ending of text's first line: "\r\n" or "\n"
+// (also when text is one line).
+func lineEnding(text []byte) string {
+	if i := bytes.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
 }

@@ -201,13 +201,70 @@ func TestSetupInstallKeepsComments(t *testing.T) {
 	}
 }
 
+// Regression (review finding 7): a Gemini CLI settings file of comments
+// only was taken for no file, and replaced: its comments were lost. They
+// stay, and the object follows them; a file that ends inside a /* comment
+// is left alone, since an object after it would be part of the comment.
+func TestSetupInstallAfterComments(t *testing.T) {
+	gemini := findHookSpec("gemini")
+	object, _, err := gemini.install(nil, "pbwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"// my gemini settings\n// {\"theme\": \"dark\"}\n", "// my gemini settings\n// {\"theme\": \"dark\"}\n" + string(object)},
+		{"/* mine */", "/* mine */\n" + string(object)},
+		{"// no final newline", "// no final newline\n" + string(object)},
+		{"// crlf\r\n", "// crlf\r\n" + strings.ReplaceAll(string(object), "\n", "\r\n")},
+		{"\n \n", string(object)},
+	} {
+		got, changed, err := gemini.install([]byte(tc.in), "pbwrap")
+		if err != nil || !changed || string(got) != tc.want {
+			t.Errorf("install(%q) = %q, %t, %v; want %q", tc.in, got, changed, err, tc.want)
+			continue
+		}
+		if again, changed, err := gemini.install(got, "pbwrap"); err != nil || changed || string(again) != tc.want {
+			t.Errorf("install(%q) twice: %q, %t, %v", tc.in, again, changed, err)
+		}
+	}
+	if out, _, err := gemini.install([]byte("/* not closed\n"), "pbwrap"); err == nil {
+		t.Errorf("install into an unclosed comment = %q, want an error", out)
+	}
+}
+
+// Regression (review finding 7): what setup added to a file with CRLF line
+// endings ended its lines with LF alone, a mix. It ends them as the file
+// does.
+func TestSetupInstallKeepsCRLF(t *testing.T) {
+	for _, tc := range []struct {
+		agent, in string
+	}{
+		{"claude", "{\n  \"model\": \"opus\"\n}\n"},
+		{"claude", "{\n  \"hooks\": null\n}\n"},
+		{"claude", "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"hooks\": []\n      }\n    ]\n  }\n}"},
+		{"gemini", "{\n  // mine\n  \"a\": [1, /* two */ 2] // last\n}\n"},
+	} {
+		s := findHookSpec(tc.agent)
+		lf, _, err := s.install([]byte(tc.in), "pbwrap")
+		if err != nil {
+			t.Fatalf("%s: install(%q): %v", tc.agent, tc.in, err)
+		}
+		in := strings.ReplaceAll(tc.in, "\n", "\r\n")
+		want := strings.ReplaceAll(string(lf), "\n", "\r\n")
+		got, changed, err := s.install([]byte(in), "pbwrap")
+		if err != nil || !changed || string(got) != want {
+			t.Errorf("%s: install(%q) = %q, %t, %v; want %q", tc.agent, in, got, changed, err, want)
+		}
+	}
+}
+
 // Whatever settings setup takes, what it writes is valid, holds the hook
 // once, and a second run changes nothing.
 func FuzzSetupInstall(f *testing.F) {
 	for _, seed := range []string{
 		"", "{}", `{"hooks":null}`, "{\n  \"a\": [\n    1\n  ]\n}\n", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`,
 		"{\n\t\"hooks\": {\n\t\t\"PreToolUse\": []\n\t}\n}", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"/o/pbwrap hook claude"}]},7]}}`,
-		"{ // c\n\"a\": {} /* d */ }",
+		"{ // c\n\"a\": {} /* d */ }", "// c", "/* c", "{\r\n  \"a\": [\r\n    1\r\n  ]\r\n}\r\n",
 	} {
 		f.Add(seed)
 	}
