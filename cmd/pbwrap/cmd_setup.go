@@ -231,20 +231,20 @@ func (s *hookSpec) setup(prog, why string, yes bool) error {
 	}
 	command := s.command(prog)
 	if !changed {
-		fmt.Printf("pbwrap setup %s: the hook is already in %s (it runs %s): nothing to change\n", s.agent, path, command)
+		fmt.Printf("pbwrap setup %s: the hook is already in %s (it runs %s): nothing to change\n", s.agent, printable(path), printable(command))
 		return nil
 	}
-	fmt.Printf("pbwrap setup %s: %s", s.agent, path)
+	fmt.Printf("pbwrap setup %s: %s", s.agent, printable(path))
 	if path != name {
-		fmt.Printf(" (%s links to it)", name)
+		fmt.Printf(" (%s links to it)", printable(name))
 	}
-	fmt.Printf("\nthe hook runs: %s", command)
+	fmt.Printf("\nthe hook runs: %s", printable(command))
 	if why != "" {
 		fmt.Printf(" (%s)", why)
 	}
 	fmt.Printf("\n\n%s\n", unifiedDiff(path, old, updated))
 	if !yes {
-		asked, ok, err := askOnTerminal("Write this change to " + path + "?")
+		asked, ok, err := askOnTerminal("Write this change to " + printable(path) + "?")
 		switch {
 		case err != nil:
 			return fmt.Errorf("setup %s: %w", s.agent, err)
@@ -266,7 +266,7 @@ func (s *hookSpec) write(path string, old, updated []byte, mode fs.FileMode) err
 		if err != nil {
 			return fmt.Errorf("setup %s: back up %s: %w; left as it is", s.agent, path, err)
 		}
-		fmt.Printf("backup: %s\n", backup)
+		fmt.Printf("backup: %s\n", printable(backup))
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("setup %s: %w", s.agent, err)
 	}
@@ -282,7 +282,7 @@ func (s *hookSpec) write(path string, old, updated []byte, mode fs.FileMode) err
 	if err := writeFileAtomic(path, updated, mode); err != nil {
 		return fmt.Errorf("setup %s: write %s: %w", s.agent, path, err)
 	}
-	fmt.Printf("wrote %s: %s\n", path, s.after)
+	fmt.Printf("wrote %s: %s\n", printable(path), s.after)
 	return nil
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // diffContext is how many unchanged lines a diff shows around a change,
@@ -25,7 +27,7 @@ func unifiedDiff(name string, old, updated []byte) string {
 	if old == nil {
 		from = "/dev/null"
 	}
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, name)
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", printable(from), printable(name))
 	ops := diffLines(a, b)
 	for start := 0; start < len(ops); {
 		// A hunk: from diffContext lines before a change to diffContext
@@ -96,7 +98,7 @@ func writeHunk(out *strings.Builder, ops []diffOp) {
 	}
 	fmt.Fprintf(out, "@@ -%d,%d +%d,%d @@\n", oldStart, oldLen, newStart, newLen)
 	for _, op := range ops {
-		fmt.Fprintf(out, "%c%s\n", op.kind, op.line)
+		fmt.Fprintf(out, "%c%s\n", op.kind, displayLine(op.line))
 	}
 }
 
@@ -159,4 +161,25 @@ func replaceAll(a, b []string) []diffOp {
 		ops = append(ops, diffOp{kind: '+', line: l, newN: j + 1, oldAfter: len(a)})
 	}
 	return ops
+}
+
+// displayLine is a line of a settings file as the diff shows it on a
+// terminal: a CR that ends it (a CRLF file) is left out, tabs stay, and
+// every other character that does not print (an escape sequence an agent
+// wrote into the file) is shown escaped, as Go would quote it.
+func displayLine(line string) string {
+	line = strings.TrimSuffix(line, "\r")
+	var b strings.Builder
+	for i, r := range line {
+		switch {
+		case r == '\t' || strconv.IsPrint(r) && !(r == utf8.RuneError && !strings.HasPrefix(line[i:], string(utf8.RuneError))):
+			b.WriteRune(r)
+		case r == utf8.RuneError:
+			fmt.Fprintf(&b, "\\x%02x", line[i])
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }

@@ -153,6 +153,9 @@ func TestUnifiedDiff(t *testing.T) {
 			"@@ -1,3 +1,4 @@\n+0\n 1\n 2\n 3\n@@ -10,3 +11,4 @@\n 10\n 11\n 12\n+13\n",
 		},
 		{"a\nb\n", "", "@@ -1,2 +0,0 @@\n-a\n-b\n"},
+		// What an agent wrote into the file shows escaped, tabs stay, a
+		// CRLF file's CR is not shown.
+		{"{\r\n\t\"t\": \"\x1b]0;x\a\u202e\xff\"\r\n}\r\n", "{\r\n}\r\n", "@@ -1,3 +1,2 @@\n {\n-\t\"t\": \"\\x1b]0;x\\a\\u202e\\xff\"\n }\n"},
 	}
 	for _, tt := range tests {
 		var old []byte
