@@ -179,7 +179,10 @@ func (cfg *config) load() error {
 }
 
 // apply has every setting check and store its value; a setting refused
-// stores its default instead.
+// stores its default instead. A default that is refused too (a default
+// made from the environment) leaves the config's field at its zero value:
+// the setting's error says what is wrong, once, and a lenient command runs
+// on without it.
 func (cfg *config) apply() error {
 	first := cfg.fileErr
 	for _, s := range cfg.settings {
@@ -191,10 +194,10 @@ func (cfg *config) apply() error {
 		if first == nil {
 			first = err
 		}
-		def := *s
-		def.value, def.from = s.def, fromDefault
-		if err := def.apply(&def, cfg); err != nil {
-			panic(fmt.Sprintf("default of --%s refused: %v", s.flag, err))
+		if s.from != fromDefault {
+			def := *s
+			def.value, def.from = s.def, fromDefault
+			_ = def.apply(&def, cfg) // Its error is s.err's kind, and s.err is reported.
 		}
 	}
 	return first

@@ -136,3 +136,26 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 }
+
+// A default that is refused is an error, never a panic (review finding 2:
+// a relative TMPDIR made the default root relative, and every command,
+// pbwrap hook included, panicked).
+func TestRefusedDefault(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PBWRAP_ROOT", "")
+	for _, from := range []source{fromDefault, fromFlag} {
+		cfg := newConfig()
+		root := cfg.find("root")
+		root.def, root.value = "rel/pbwrap-1", "rel/pbwrap-1"
+		if from == fromFlag {
+			root.value, root.from = "other/rel", fromFlag
+		}
+		err := cfg.load()
+		if err == nil || !strings.Contains(err.Error(), "want an absolute path") {
+			t.Errorf("root %q from %s, default %q: error %v, want one saying it is not absolute", root.value, from, root.def, err)
+		}
+		if cfg.root != "" {
+			t.Errorf("root %q from %s: config root %q, want none", root.value, from, cfg.root)
+		}
+	}
+}
