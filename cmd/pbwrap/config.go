@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -209,35 +209,41 @@ type fileValue struct {
 	where string // "PATH:LINE"
 }
 
+// maxConfigFile is the most the config file may hold. A line per setting,
+// with comments, is a few KiB; a larger file is not a config file, and one
+// without end (a symlink to /dev/zero) must not be read whole.
+const maxConfigFile = 64 << 10
+
 // readConfigFile reads the config file at path, if there is one: lines of
 // NAME=VALUE, NAME one of the settings' environment variables, a VALUE in
 // matching quotes taken without them; blank lines and lines starting with
 // # are skipped. It stops at the first bad line with an error that names
-// the file and the line, returning the values read until then.
+// the file and the line, returning the values read until then. A file
+// that is not a regular file (a directory, a named pipe, a device) or
+// holds more than maxConfigFile bytes is refused, without waiting for a
+// writer to a named pipe.
 func readConfigFile(path string) (map[string]fileValue, error) {
 	values := make(map[string]fileValue)
 	if path == "" {
 		return values, nil
 	}
-	f, err := os.Open(path)
+	text, err := readConfigText(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return values, nil
 	}
 	if err != nil {
-		return values, usagef("config file: %v", err)
+		return values, err
 	}
-	defer f.Close() // Best effort: only read.
 	known := make(map[string]bool)
 	for _, s := range newSettings() {
 		known[s.env] = true
 	}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		where := fmt.Sprintf("%s:%d", path, n)
+		where := fmt.Sprintf("%s:%d", path, n+1)
 		name, value, ok := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
 		switch {
@@ -250,10 +256,55 @@ func readConfigFile(path string) (map[string]fileValue, error) {
 		}
 		values[name] = fileValue{value: unquote(strings.TrimSpace(value)), where: where}
 	}
-	if err := sc.Err(); err != nil {
-		return values, usagef("config file: read %s: %v", path, err)
-	}
 	return values, nil
+}
+
+// readConfigText returns the text of the config file at path: an error
+// wrapping fs.ErrNotExist when there is none, and a usage error naming the
+// file when it cannot be read or is refused (see readConfigFile).
+func readConfigText(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|configOpenFlags, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err != nil {
+		return "", usagef("config file: %v", err)
+	}
+	defer f.Close() // Best effort: only read.
+	fi, err := f.Stat()
+	if err != nil {
+		return "", usagef("config file: %v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", usagef("config file: %s is %s, not a regular file", path, configFileKind(fi.Mode()))
+	}
+	text, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err // The path is in the message already.
+	}
+	switch {
+	case err != nil:
+		return "", usagef("config file: read %s: %v", path, err)
+	case len(text) > maxConfigFile:
+		return "", usagef("config file: read %s: larger than %d KiB", path, maxConfigFile>>10)
+	}
+	return string(text), nil
+}
+
+// configFileKind names the type of a file that is not a regular file.
+func configFileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file"
 }
 
 // unquote removes one pair of matching quotes around v, as a shell would.

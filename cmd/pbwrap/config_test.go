@@ -114,6 +114,15 @@ func TestReadConfigFile(t *testing.T) {
 	if values, err := readConfigFile(filepath.Join(dir, "none")); err != nil || len(values) != 0 {
 		t.Errorf("a missing config file: %v, %v; want nothing and no error", values, err)
 	}
+	// A directory: one line, the path once (review finding 4).
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := "config file: " + sub + " is a directory, not a regular file"
+	if _, err := readConfigFile(sub); err == nil || err.Error() != want {
+		t.Errorf("a directory as config file: error %v, want %q", err, want)
+	}
 }
 
 // The wrapped command's environment: PBWRAP_ROOT always, the settings not
@@ -157,5 +166,25 @@ func TestRefusedDefault(t *testing.T) {
 		if cfg.root != "" {
 			t.Errorf("root %q from %s: config root %q, want none", root.value, from, cfg.root)
 		}
+	}
+}
+
+// A config file of maxConfigFile bytes is read, a larger one refused
+// (review finding 4: no size cap).
+func TestReadConfigFileCap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	text := "# " + strings.Repeat("x", maxConfigFile-3) + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readConfigFile(path); err != nil {
+		t.Errorf("a config file of %d bytes: %v, want no error", len(text), err)
+	}
+	if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "config file: read " + path + ": larger than 64 KiB"
+	if _, err := readConfigFile(path); err == nil || err.Error() != want {
+		t.Errorf("a config file of %d bytes: error %v, want %q", len(text)+1, err, want)
 	}
 }
