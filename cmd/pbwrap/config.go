@@ -356,20 +356,28 @@ func (cfg *config) find(flag string) *setting {
 // inside the wrapped command (pbwrap list in the agent's shell) sees the
 // configuration of the pbwrap around it: PBWRAP_ROOT always, as root (the
 // resolved root, or as configured when it cannot be resolved), and each
-// other setting that is not at its default, from wherever it came.
+// other setting that is not at its default, from wherever it came. A
+// setting given empty (--log=) takes the variable out of env, so that the
+// command does not get the value pbwrap was told not to use; a switch
+// given empty (--debug=) is off, and passed on as 0.
 func (cfg *config) childEnv(env []string, root string) []string {
 	if root == "" {
 		root = cfg.root
 	}
-	set := map[string]string{"PBWRAP_ROOT": root}
+	set := map[string]string{"PBWRAP_ROOT": root} // "": the variable is removed.
 	for _, s := range cfg.settings {
-		if s.from != fromDefault && s.err == nil && s.flag != "root" {
-			set[s.env] = s.value
+		if s.from == fromDefault || s.err != nil || s.flag == "root" {
+			continue
 		}
+		v := s.value
+		if v == "" && s.isSwitch() {
+			v = "0"
+		}
+		set[s.env] = v
 	}
 	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); set[name] == "" {
+		if name, _, _ := strings.Cut(kv, "="); !hasSetting(set, name) {
 			out = append(out, kv)
 		}
 	}
@@ -379,6 +387,12 @@ func (cfg *config) childEnv(env []string, root string) []string {
 		}
 	}
 	return out
+}
+
+// hasSetting reports whether childEnv sets, or removes, the variable name.
+func hasSetting(set map[string]string, name string) bool {
+	_, ok := set[name]
+	return ok
 }
 
 func applyRoot(s *setting, c *config) error {

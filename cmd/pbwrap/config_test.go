@@ -188,3 +188,29 @@ func TestReadConfigFileCap(t *testing.T) {
 		t.Errorf("a config file of %d bytes: error %v, want %q", len(text)+1, err, want)
 	}
 }
+
+// A setting given empty does not let the parent's variable through to the
+// command (review finding 8: --log= kept PBWRAP_LOG, --debug= kept
+// PBWRAP_DEBUG=1 though debug was off).
+func TestChildEnvEmptyFlag(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PBWRAP_LOG", "/tmp/l1")
+	t.Setenv("PBWRAP_DEBUG", "1")
+	cfg := newConfig()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	cfg.addFlags(fs, nil)
+	if err := fs.Parse([]string{"--log=", "--debug="}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.load(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.logPath != "" || cfg.debug {
+		t.Fatalf("--log= --debug=: log %q, debug %v; want no log, no debug", cfg.logPath, cfg.debug)
+	}
+	got := cfg.childEnv([]string{"HOME=/h", "PBWRAP_LOG=/tmp/l1", "PBWRAP_DEBUG=1"}, "/r")
+	want := []string{"HOME=/h", "PBWRAP_ROOT=/r", "PBWRAP_DEBUG=0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("childEnv = %q, want %q", got, want)
+	}
+}
