@@ -72,13 +72,19 @@ func wrap(cfg *config, argv []string) error {
 // execDirectly runs argv in pbwrap's place, unwrapped, with the
 // effective settings in its environment, as a wrapped command would get
 // them. A --log that cannot be opened is refused here as it is when
-// wrapping, and one that can says why nothing was wrapped.
+// wrapping, and one that can says why nothing was wrapped, naming the
+// command but not its arguments, which may hold secrets, except with
+// --debug.
 func execDirectly(cfg *config, path string, argv []string) error {
 	logger, closeLog, err := openLog(cfg.logPath)
 	if err != nil {
 		return usagef("%s: %v", cfg.find("log").name(), err)
 	}
-	logger.Printf("start: %s, directly: %s", argv, passThroughReason(cfg))
+	started := argv[0]
+	if cfg.debug {
+		started = fmt.Sprint(argv)
+	}
+	logger.Printf("start: %s, directly: %s", started, passThroughReason(cfg))
 	closeLog()
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
