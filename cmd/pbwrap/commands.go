@@ -23,8 +23,10 @@ type command struct {
 	globals    []string
 	allGlobals bool
 	// lenient commands run with a bad setting, which keeps its default:
-	// doctor, to report it, help and version, and hook, which would block
-	// every edit of the agent.
+	// doctor, to report it; hook and expand, which would block every edit
+	// of the agent; and help, version, completion, reset-terminal and
+	// setup, which need no setting they could get wrong. README.md's table
+	// of commands says which are (TestReadmeCommandTable).
 	lenient bool
 }
 

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -179,7 +179,10 @@ func (cfg *config) load() error {
 }
 
 // apply has every setting check and store its value; a setting refused
-// stores its default instead.
+// stores its default instead. A default that is refused too (a default
+// made from the environment) leaves the config's field at its zero value:
+// the setting's error says what is wrong, once, and a lenient command runs
+// on without it.
 func (cfg *config) apply() error {
 	first := cfg.fileErr
 	for _, s := range cfg.settings {
@@ -191,10 +194,10 @@ func (cfg *config) apply() error {
 		if first == nil {
 			first = err
 		}
-		def := *s
-		def.value, def.from = s.def, fromDefault
-		if err := def.apply(&def, cfg); err != nil {
-			panic(fmt.Sprintf("default of --%s refused: %v", s.flag, err))
+		if s.from != fromDefault {
+			def := *s
+			def.value, def.from = s.def, fromDefault
+			_ = def.apply(&def, cfg) // Its error is s.err's kind, and s.err is reported.
 		}
 	}
 	return first
@@ -206,35 +209,41 @@ type fileValue struct {
 	where string // "PATH:LINE"
 }
 
+// maxConfigFile is the most the config file may hold. A line per setting,
+// with comments, is a few KiB; a larger file is not a config file, and one
+// without end (a symlink to /dev/zero) must not be read whole.
+const maxConfigFile = 64 << 10
+
 // readConfigFile reads the config file at path, if there is one: lines of
 // NAME=VALUE, NAME one of the settings' environment variables, a VALUE in
 // matching quotes taken without them; blank lines and lines starting with
 // # are skipped. It stops at the first bad line with an error that names
-// the file and the line, returning the values read until then.
+// the file and the line, returning the values read until then. A file
+// that is not a regular file (a directory, a named pipe, a device) or
+// holds more than maxConfigFile bytes is refused, without waiting for a
+// writer to a named pipe.
 func readConfigFile(path string) (map[string]fileValue, error) {
 	values := make(map[string]fileValue)
 	if path == "" {
 		return values, nil
 	}
-	f, err := os.Open(path)
+	text, err := readConfigText(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return values, nil
 	}
 	if err != nil {
-		return values, usagef("config file: %v", err)
+		return values, err
 	}
-	defer f.Close() // Best effort: only read.
 	known := make(map[string]bool)
 	for _, s := range newSettings() {
 		known[s.env] = true
 	}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		where := fmt.Sprintf("%s:%d", path, n)
+		where := fmt.Sprintf("%s:%d", path, n+1)
 		name, value, ok := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
 		switch {
@@ -247,10 +256,55 @@ func readConfigFile(path string) (map[string]fileValue, error) {
 		}
 		values[name] = fileValue{value: unquote(strings.TrimSpace(value)), where: where}
 	}
-	if err := sc.Err(); err != nil {
-		return values, usagef("config file: read %s: %v", path, err)
-	}
 	return values, nil
+}
+
+// readConfigText returns the text of the config file at path: an error
+// wrapping fs.ErrNotExist when there is none, and a usage error naming the
+// file when it cannot be read or is refused (see readConfigFile).
+func readConfigText(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|configOpenFlags, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err != nil {
+		return "", usagef("config file: %v", err)
+	}
+	defer f.Close() // Best effort: only read.
+	fi, err := f.Stat()
+	if err != nil {
+		return "", usagef("config file: %v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", usagef("config file: %s is %s, not a regular file", path, configFileKind(fi.Mode()))
+	}
+	text, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err // The path is in the message already.
+	}
+	switch {
+	case err != nil:
+		return "", usagef("config file: read %s: %v", path, err)
+	case len(text) > maxConfigFile:
+		return "", usagef("config file: read %s: larger than %d KiB", path, maxConfigFile>>10)
+	}
+	return string(text), nil
+}
+
+// configFileKind names the type of a file that is not a regular file.
+func configFileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file"
 }
 
 // unquote removes one pair of matching quotes around v, as a shell would.
@@ -302,20 +356,28 @@ func (cfg *config) find(flag string) *setting {
 // inside the wrapped command (pbwrap list in the agent's shell) sees the
 // configuration of the pbwrap around it: PBWRAP_ROOT always, as root (the
 // resolved root, or as configured when it cannot be resolved), and each
-// other setting that is not at its default, from wherever it came.
+// other setting that is not at its default, from wherever it came. A
+// setting given empty (--log=) takes the variable out of env, so that the
+// command does not get the value pbwrap was told not to use; a switch
+// given empty (--debug=) is off, and passed on as 0.
 func (cfg *config) childEnv(env []string, root string) []string {
 	if root == "" {
 		root = cfg.root
 	}
-	set := map[string]string{"PBWRAP_ROOT": root}
+	set := map[string]string{"PBWRAP_ROOT": root} // "": the variable is removed.
 	for _, s := range cfg.settings {
-		if s.from != fromDefault && s.err == nil && s.flag != "root" {
-			set[s.env] = s.value
+		if s.from == fromDefault || s.err != nil || s.flag == "root" {
+			continue
 		}
+		v := s.value
+		if v == "" && s.isSwitch() {
+			v = "0"
+		}
+		set[s.env] = v
 	}
 	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); set[name] == "" {
+		if name, _, _ := strings.Cut(kv, "="); !hasSetting(set, name) {
 			out = append(out, kv)
 		}
 	}
@@ -325,6 +387,12 @@ func (cfg *config) childEnv(env []string, root string) []string {
 		}
 	}
 	return out
+}
+
+// hasSetting reports whether childEnv sets, or removes, the variable name.
+func hasSetting(set map[string]string, name string) bool {
+	_, ok := set[name]
+	return ok
 }
 
 func applyRoot(s *setting, c *config) error {

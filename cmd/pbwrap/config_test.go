@@ -114,6 +114,15 @@ func TestReadConfigFile(t *testing.T) {
 	if values, err := readConfigFile(filepath.Join(dir, "none")); err != nil || len(values) != 0 {
 		t.Errorf("a missing config file: %v, %v; want nothing and no error", values, err)
 	}
+	// A directory: one line, the path once (review finding 4).
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := "config file: " + sub + " is a directory, not a regular file"
+	if _, err := readConfigFile(sub); err == nil || err.Error() != want {
+		t.Errorf("a directory as config file: error %v, want %q", err, want)
+	}
 }
 
 // The wrapped command's environment: PBWRAP_ROOT always, the settings not
@@ -132,6 +141,75 @@ func TestChildEnv(t *testing.T) {
 	}
 	got := cfg.childEnv([]string{"HOME=/h", "PBWRAP_ROOT=/old", "PBWRAP_TTL=2d", "PBWRAP_MIN_BYTES=5"}, "/resolved/root")
 	want := []string{"HOME=/h", "PBWRAP_ROOT=/resolved/root", "PBWRAP_MIN_BYTES=100", "PBWRAP_TTL=2d", "PBWRAP_OFF=true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("childEnv = %q, want %q", got, want)
+	}
+}
+
+// A default that is refused is an error, never a panic (review finding 2:
+// a relative TMPDIR made the default root relative, and every command,
+// pbwrap hook included, panicked).
+func TestRefusedDefault(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PBWRAP_ROOT", "")
+	for _, from := range []source{fromDefault, fromFlag} {
+		cfg := newConfig()
+		root := cfg.find("root")
+		root.def, root.value = "rel/pbwrap-1", "rel/pbwrap-1"
+		if from == fromFlag {
+			root.value, root.from = "other/rel", fromFlag
+		}
+		err := cfg.load()
+		if err == nil || !strings.Contains(err.Error(), "want an absolute path") {
+			t.Errorf("root %q from %s, default %q: error %v, want one saying it is not absolute", root.value, from, root.def, err)
+		}
+		if cfg.root != "" {
+			t.Errorf("root %q from %s: config root %q, want none", root.value, from, cfg.root)
+		}
+	}
+}
+
+// A config file of maxConfigFile bytes is read, a larger one refused
+// (review finding 4: no size cap).
+func TestReadConfigFileCap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	text := "# " + strings.Repeat("x", maxConfigFile-3) + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readConfigFile(path); err != nil {
+		t.Errorf("a config file of %d bytes: %v, want no error", len(text), err)
+	}
+	if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "config file: read " + path + ": larger than 64 KiB"
+	if _, err := readConfigFile(path); err == nil || err.Error() != want {
+		t.Errorf("a config file of %d bytes: error %v, want %q", len(text)+1, err, want)
+	}
+}
+
+// A setting given empty does not let the parent's variable through to the
+// command (review finding 8: --log= kept PBWRAP_LOG, --debug= kept
+// PBWRAP_DEBUG=1 though debug was off).
+func TestChildEnvEmptyFlag(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PBWRAP_LOG", "/tmp/l1")
+	t.Setenv("PBWRAP_DEBUG", "1")
+	cfg := newConfig()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	cfg.addFlags(fs, nil)
+	if err := fs.Parse([]string{"--log=", "--debug="}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.load(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.logPath != "" || cfg.debug {
+		t.Fatalf("--log= --debug=: log %q, debug %v; want no log, no debug", cfg.logPath, cfg.debug)
+	}
+	got := cfg.childEnv([]string{"HOME=/h", "PBWRAP_LOG=/tmp/l1", "PBWRAP_DEBUG=1"}, "/r")
+	want := []string{"HOME=/h", "PBWRAP_ROOT=/r", "PBWRAP_DEBUG=0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
@@ -51,4 +53,28 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// Every error pbwrap prints is one line with nothing a terminal would act
+// on: what the user typed (a flag's name, a command's word) and paths are
+// escaped (review, minor: $'--fo\no' printed two lines).
+func TestExitCodeOneLine(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{run([]string{"--fo\no", "true"}), "pbwrap: flag provided but not defined: -fo\\no; see pbwrap --help\n"},
+		{run([]string{"list", "--x\x1b[2Jy"}), "pbwrap: flag provided but not defined: -x\\x1b[2Jy; see pbwrap list --help\n"},
+		{run([]string{"--min-bytes", "1\x9b2", "true"}), "pbwrap: --min-bytes=\"1\\x9b2\": want a whole number of bytes, at least 1\n"},
+		{usagef("bad \xff byte\r"), "pbwrap: bad \\xff byte\\r\n"},
+		{errors.New("open /tmp/a\nb\x1b]0;t\a: no"), "pbwrap: open /tmp/a\\nb\\x1b]0;t\\a: no\n"},
+		{errors.New("keeps «this» and a \\ as they are"), "pbwrap: keeps «this» and a \\ as they are\n"},
+	} {
+		var b strings.Builder
+		exitCode(tc.err, &b)
+		if got := b.String(); got != tc.want {
+			t.Errorf("exitCode(%q) wrote %q, want %q", tc.err, got, tc.want)
+		}
+	}
 }

@@ -82,3 +82,42 @@ func pbwrapOutput(t *testing.T, args ...string) string {
 	}
 	return string(out)
 }
+
+// The README's table of pbwrap's commands says, for each, which of
+// pbwrap's flags it takes after its name and whether it runs with a bad
+// setting, as the command table has it (review finding 10: the README
+// said only doctor ran, and the changelog that every flag worked after a
+// command).
+func TestReadmeCommandTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make(map[string][]string)
+	for _, m := range regexp.MustCompile("(?m)^\\| `pbwrap ([a-z-]+)` \\| ([^|]+) \\| ([^|]+) \\|$").FindAllStringSubmatch(string(readme), -1) {
+		rows[m[1]] = []string{strings.TrimSpace(m[2]), strings.TrimSpace(m[3])}
+	}
+	for _, c := range commands {
+		row, ok := rows[c.name]
+		if !ok {
+			t.Errorf("README.md's table of commands has no row for pbwrap %s", c.name)
+			continue
+		}
+		flags := "none"
+		switch {
+		case c.allGlobals:
+			flags = "all"
+		case len(c.globals) > 0:
+			flags = "`--" + strings.Join(c.globals, "`, `--") + "`"
+		}
+		if row[0] != flags {
+			t.Errorf("README.md: pbwrap %s takes %s after its name, want %s", c.name, row[0], flags)
+		}
+		if runs := strings.HasPrefix(row[1], "runs"); runs != c.lenient || !runs && row[1] != "exit 2" {
+			t.Errorf("README.md: pbwrap %s with a bad setting: %q, want it to run: %v", c.name, row[1], c.lenient)
+		}
+	}
+	if len(rows) != len(commands) {
+		t.Errorf("README.md's table of commands has %d rows, want %d, one per command", len(rows), len(commands))
+	}
+}

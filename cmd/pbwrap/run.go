@@ -29,6 +29,9 @@ func run(args []string) error {
 	}
 	rest := fs.Args()
 	if *showVersion {
+		if len(rest) > 0 {
+			return commandLinef("unexpected argument %q after --version (pbwrap version takes no command)", rest[0])
+		}
 		printVersion()
 		return nil
 	}

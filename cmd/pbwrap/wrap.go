@@ -72,13 +72,19 @@ func wrap(cfg *config, argv []string) error {
 // execDirectly runs argv in pbwrap's place, unwrapped, with the
 // effective settings in its environment, as a wrapped command would get
 // them. A --log that cannot be opened is refused here as it is when
-// wrapping, and one that can says why nothing was wrapped.
+// wrapping, and one that can says why nothing was wrapped, naming the
+// command but not its arguments, which may hold secrets, except with
+// --debug.
 func execDirectly(cfg *config, path string, argv []string) error {
 	logger, closeLog, err := openLog(cfg.logPath)
 	if err != nil {
 		return usagef("%s: %v", cfg.find("log").name(), err)
 	}
-	logger.Printf("start: %s, directly: %s", argv, passThroughReason(cfg))
+	started := argv[0]
+	if cfg.debug {
+		started = fmt.Sprint(argv)
+	}
+	logger.Printf("start: %s, directly: %s", started, passThroughReason(cfg))
 	closeLog()
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
@@ -349,7 +355,11 @@ func (s *sessionOpener) createElsewhere(root *store.Root) (*store.Session, error
 // sayIfUnsaved tells the user, once and before the child owns the
 // terminal, that pastes will go inline because the store cannot be used
 // until the root is fixed, and how to learn more. With --require-store it
-// returns that as the error instead, and the command does not run.
+// returns that as the error instead, and the command does not run. Either
+// is one line, with what does not print escaped (the root's path may hold
+// a newline or ESC: that may be why it is refused); a root that does not
+// print is not repeated in the doctor command, which the user could not
+// paste back anyway.
 func (s *sessionOpener) sayIfUnsaved(cfg *config) error {
 	if s.rootErr == nil {
 		return nil
@@ -359,11 +369,14 @@ func (s *sessionOpener) sayIfUnsaved(cfg *config) error {
 	if root == "" {
 		root = cfg.root
 	}
-	doctor := "pbwrap --root " + shellQuote(root) + " doctor"
-	if cfg.requireStore {
-		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %v (%s tells more)", s.meta.Argv0, s.rootErr, doctor)
+	doctor := "pbwrap doctor"
+	if printable(root) == root {
+		doctor = "pbwrap --root " + shellQuote(root) + " doctor"
 	}
-	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %v (%s tells more)\n", s.rootErr, doctor)
+	if cfg.requireStore {
+		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %s (%s tells more)", oneLine(s.meta.Argv0), oneLine(s.rootErr.Error()), doctor)
+	}
+	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %s (%s tells more)\n", oneLine(s.rootErr.Error()), doctor)
 	return nil
 }
 

@@ -186,3 +186,36 @@ func TestUnusableRootAtStart(t *testing.T) {
 		})
 	}
 }
+
+// A root whose path does not print (a newline, ESC) is refused, and the
+// warning, or the --require-store error, is still one line, with the path
+// escaped and nothing the terminal would act on (review finding 6).
+func TestUnusableRootNotPrintable(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "a\nb\x1b[31mRED")
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		prefix string
+		runs   bool
+	}{
+		{name: "warning", prefix: "pbwrap: not saving pastes: ", runs: true},
+		{name: "--require-store", flags: []string{"--require-store"}, prefix: "pbwrap: not running "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			term := startPbwrap(t, ptytest.Job{Steps: []string{"ready", "exit:0"}}, append([]string{"--root", root}, tc.flags...)...)
+			if tc.runs {
+				term.WaitOutput("READY")
+				term.WantExit("exit 0")
+			} else {
+				term.WantExit("exit 1")
+			}
+			const hint = " (pbwrap doctor tells more)\r\n"
+			term.WaitOutput(hint)
+			out := string(term.Output())
+			line, _, _ := strings.Cut(out, hint)
+			if !strings.HasPrefix(line, tc.prefix) || strings.ContainsAny(line, "\r\n\x1b") || !strings.Contains(line, `a\nb\x1b[31mRED`) {
+				t.Errorf("pbwrap said %q, want one line from %q to %q, the root escaped", out, tc.prefix, hint)
+			}
+		})
+	}
+}
