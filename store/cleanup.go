@@ -84,6 +84,15 @@ type Cleaner struct {
 	// may report sessions that this one is removing.
 	DryRun bool
 
+	// Only, when not nil, limits the sessions Clean may remove to those it
+	// names, each with the modification time its directory had when it
+	// was listed (SessionSummary.ModTime): what a user was shown and
+	// confirmed. Each must still be removable by the rules above when
+	// Clean gets to it (expired, or All; not live); one modified since it
+	// was listed is kept and reported in Skipped. Every other entry of the
+	// root is left as it is and not reported, and no temp file is swept.
+	Only map[string]time.Time
+
 	// Now is the clock that ages sessions and the cleanup lock; the zero
 	// Now means time.Now. It must agree with the filesystem's clock, or a
 	// held cleanup lock may be taken for a stale one: it is a test seam,
@@ -166,14 +175,21 @@ func (c *Cleaner) now() time.Time {
 // cleanEntry removes the root's entry name if it is an expired session
 // that is not live, and adds what it did to rep.
 func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl time.Duration) {
-	if name == CleanupLockName || isCountersName(name) {
+	listed, confirmed := c.Only[name]
+	switch {
+	case c.Only != nil && !confirmed:
+		return // Not what the caller asked for.
+	case name == CleanupLockName || isCountersName(name):
 		return // The root's own files: the counters outlive every session.
-	}
-	if !isSessionID(name) {
+	case !isSessionID(name):
 		rep.skip(name, "not a session pbwrap made")
 		return
 	}
 	d, err := statSession(c.Root, name)
+	if err == nil && confirmed && !d.modTime.Equal(listed) {
+		rep.skip(name, "changed since it was listed, so it was kept")
+		return
+	}
 	if err == nil && !c.All && now.Sub(d.modTime) <= ttl {
 		c.sweepTemps(rep, d, now) // Not expired: only what a crash left.
 		return

@@ -1122,3 +1122,53 @@ func TestCleanupLockRaces(t *testing.T) {
 		t.Errorf("the lock file another took over was removed")
 	}
 }
+
+// Only: a cleaner limited to the sessions a user confirmed removes those
+// and nothing else, also with All: not a session listed as live that ended
+// meanwhile, not one made meanwhile, not one modified since it was listed
+// (reported), and not a confirmed one that is live now. An empty Only
+// removes nothing.
+func TestCleanOnly(t *testing.T) {
+	f := newFixture(t)
+	confirmed := f.ended(old, "confirmed\n")
+	endedSince := f.ended(fresh, "was live when listed\n")
+	madeSince := f.ended(fresh, "made after the listing\n")
+	modified := f.ended(old, "listed\n")
+	liveNow := f.live(old, "started again\n")
+	only := map[string]time.Time{
+		confirmed.ID: f.now.Add(-old),
+		modified.ID:  f.now.Add(-old - time.Minute), // Listed before it was last written.
+		liveNow.ID:   f.now.Add(-old),
+	}
+	for _, dryRun := range []bool{true, false} {
+		c := f.cleaner()
+		c.All, c.DryRun, c.Only = true, dryRun, only
+		rep := f.clean(c)
+		if got := summaryIDs(rep.Removed); !slices.Equal(got, []string{confirmed.ID}) {
+			t.Errorf("DryRun %v: Removed %v, want [%s]", dryRun, got, confirmed.ID)
+		}
+		if got := summaryIDs(rep.Live); !slices.Equal(got, []string{liveNow.ID}) {
+			t.Errorf("DryRun %v: Live %v, want [%s]", dryRun, got, liveNow.ID)
+		}
+		if want := []string{modified.ID + ": changed since it was listed, so it was kept"}; !slices.Equal(rep.Skipped, want) {
+			t.Errorf("DryRun %v: Skipped %q, want %q", dryRun, rep.Skipped, want)
+		}
+	}
+	for _, s := range []*Session{endedSince, madeSince, modified, liveNow} {
+		if !exists(s.Dir) {
+			t.Errorf("session %s, not confirmed or not removable now, was removed", s.ID)
+		}
+	}
+	if exists(confirmed.Dir) {
+		t.Errorf("the confirmed session was kept")
+	}
+
+	c := f.cleaner()
+	c.All, c.Only = true, map[string]time.Time{}
+	if rep := f.clean(c); len(rep.Removed) != 0 || len(rep.Live) != 0 || len(rep.Skipped) != 0 {
+		t.Errorf("empty Only: report %+v, want nothing done or reported", rep)
+	}
+	if !exists(endedSince.Dir) || !exists(madeSince.Dir) {
+		t.Errorf("empty Only removed a session")
+	}
+}
