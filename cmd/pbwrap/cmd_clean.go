@@ -23,7 +23,9 @@ counts from the end of a session, its last write.
 pbwrap also does this quietly each time it starts. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
-stays until its TTL.
+stays until its TTL. So is the temp file of the counters (see pbwrap stats)
+that a pbwrap killed while writing them left in the root, once it is ten
+minutes old and no pbwrap is writing the counters.
 
   --all                  remove every session that is not running, whatever its age
   --yes                  with --all, remove without asking
@@ -149,11 +151,14 @@ func printCleanReport(report *store.CleanReport, root string, dryRun bool) {
 	if report.Temps > 0 {
 		fmt.Printf("%s %s that a crash left in ended sessions\n", verb, plural(report.Temps, "temp file"))
 	}
+	if report.RootTemps > 0 {
+		fmt.Printf("%s %s of the counters that a crash left in the root\n", verb, plural(report.RootTemps, "temp file"))
+	}
 	for _, why := range report.Skipped {
 		fmt.Fprintf(os.Stderr, "pbwrap: left alone: %s\n", printable(why))
 	}
 	switch {
-	case len(report.Removed) == 0 && report.Temps == 0:
+	case len(report.Removed) == 0 && report.Temps == 0 && report.RootTemps == 0:
 		fmt.Printf("nothing to remove under %s\n", printable(root))
 	case len(report.Removed) == 0:
 		fmt.Printf("%s %s\n", freed, humanBytes(report.Bytes))
