@@ -23,8 +23,8 @@ counts from the end of a session, its last write.
 pbwrap also does this quietly each time it starts. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
-stays until its TTL. So is the temp file of the counters (see pbwrap stats)
-that a pbwrap killed while writing them left in the root, once it is ten
+stays until its TTL. The temp file that a pbwrap killed while it wrote the
+counters (see pbwrap stats) left in the root is removed too, once it is ten
 minutes old and no pbwrap is writing the counters.
 
   --all                  remove every session that is not running, whatever its age
