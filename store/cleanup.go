@@ -33,6 +33,14 @@ const CleanupLockName = ".cleanup.lock"
 // session.
 var ErrCleanupBusy = errors.New("another cleanup is running")
 
+// StaleCountersTemp is how old a temp file of the counters
+// (<root>/.tmp-.counters.json-*) must be before a cleaner removes it, and
+// then only while no one holds the counters lock. A write of the counters
+// takes milliseconds, under that lock, so a temp file this old whose lock
+// is free is one that a pbwrap killed mid-write left, and that no writer
+// will ever rename.
+const StaleCountersTemp = StaleCleanupLock
+
 // maxSkippedNames bounds how many foreign entries of one session a report
 // names, so that a directory someone filled with files gives one line, not
 // thousands.
@@ -49,7 +57,11 @@ const maxSkippedNames = 5
 // the root, named by a canonical UUID, holding nothing but regular files
 // with pbwrap's names (paste-<n>.txt, manifest.json, .lock, debug.log and
 // the .tmp-* files a crash left). A session holding anything else is left
-// whole and reported. The root itself always stays.
+// whole and reported. The root itself always stays, and so do its own
+// files (the cleanup lock, the counters and their lock), but for the temp
+// file of a write of the counters that a crash left: that one, a regular
+// file (a symlink is never followed, only reported), the user's, is
+// removed once it is StaleCountersTemp old and the counters lock is free.
 //
 // A session not yet expired is kept, but when its lock is free, the
 // pbwrap that wrote it is gone (it ended, or crashed, or was killed) and
@@ -84,6 +96,15 @@ type Cleaner struct {
 	// may report sessions that this one is removing.
 	DryRun bool
 
+	// Only, when not nil, limits the sessions Clean may remove to those it
+	// names, each with the modification time its directory had when it
+	// was listed (SessionSummary.ModTime): what a user was shown and
+	// confirmed. Each must still be removable by the rules above when
+	// Clean gets to it (expired, or All; not live); one modified since it
+	// was listed is kept and reported in Skipped. Every other entry of the
+	// root is left as it is and not reported, and no temp file is swept.
+	Only map[string]time.Time
+
 	// Now is the clock that ages sessions and the cleanup lock; the zero
 	// Now means time.Now. It must agree with the filesystem's clock, or a
 	// held cleanup lock may be taken for a stale one: it is a test seam,
@@ -93,11 +114,12 @@ type Cleaner struct {
 
 // A CleanReport says what Clean did.
 type CleanReport struct {
-	Removed []SessionSummary // removed (or, with DryRun, would be), newest first
-	Live    []SessionSummary // expired by age but live (lock held): kept, however old; newest first
-	Skipped []string         // entries left alone, each "name: why" (not a session pbwrap made, a symlink, unknown files inside, an error)
-	Temps   int              // temp files removed (or, with DryRun, that would be) from ended sessions not yet expired
-	Bytes   int64            // bytes freed (sum of the sizes of the files removed, temp files included), or that would be
+	Removed   []SessionSummary // removed (or, with DryRun, would be), newest first
+	Live      []SessionSummary // expired by age but live (lock held): kept, however old; newest first
+	Skipped   []string         // entries left alone, each "name: why" (not a session pbwrap made, a symlink, unknown files inside, an error)
+	Temps     int              // temp files removed (or, with DryRun, that would be) from ended sessions not yet expired
+	RootTemps int              // temp files of the counters that a crash left in the root, removed (or, with DryRun, that would be)
+	Bytes     int64            // bytes freed (sum of the sizes of the files removed, temp files included), or that would be
 }
 
 // Clean removes expired sessions under the root's cleanup lock and reports
@@ -166,14 +188,24 @@ func (c *Cleaner) now() time.Time {
 // cleanEntry removes the root's entry name if it is an expired session
 // that is not live, and adds what it did to rep.
 func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl time.Duration) {
-	if name == CleanupLockName || isCountersName(name) {
+	listed, confirmed := c.Only[name]
+	switch {
+	case c.Only != nil && !confirmed:
+		return // Not what the caller asked for.
+	case isCountersTemp(name):
+		c.sweepCountersTemp(rep, name, now)
+		return
+	case name == CleanupLockName || isCountersName(name):
 		return // The root's own files: the counters outlive every session.
-	}
-	if !isSessionID(name) {
+	case !isSessionID(name):
 		rep.skip(name, "not a session pbwrap made")
 		return
 	}
 	d, err := statSession(c.Root, name)
+	if err == nil && confirmed && !d.modTime.Equal(listed) {
+		rep.skip(name, "changed since it was listed, so it was kept")
+		return
+	}
 	if err == nil && !c.All && now.Sub(d.modTime) <= ttl {
 		c.sweepTemps(rep, d, now) // Not expired: only what a crash left.
 		return
@@ -254,6 +286,85 @@ func (c *Cleaner) sweepTemps(rep *CleanReport, d *sessionDir, now time.Time) {
 	if err != nil {
 		rep.skip(d.id, err.Error())
 	}
+}
+
+// isCountersTemp reports whether name, in the root, is the name of a temp
+// file of a write of the counters (see writeFileAtomic).
+func isCountersTemp(name string) bool {
+	return strings.HasPrefix(name, tempPrefix+CountersName+"-")
+}
+
+// sweepCountersTemp removes the temp file name of a write of the counters
+// from the root, when a crash left it: a regular file of the user's (a
+// symlink is reported, never followed), older than StaleCountersTemp at
+// now, while the counters lock is free. It adds what it did to rep.
+func (c *Cleaner) sweepCountersTemp(rep *CleanReport, name string, now time.Time) {
+	path := filepath.Join(c.Root, name)
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return // Renamed or removed since the root was read.
+	case err != nil:
+		rep.skip(name, fmt.Sprintf("store: check %s: %v", path, err))
+		return
+	case fi.Mode()&fs.ModeSymlink != 0:
+		rep.skip(name, "a symlink, not followed")
+		return
+	case !fi.Mode().IsRegular():
+		rep.skip(name, "not a regular file")
+		return
+	}
+	if uid, err := ownerUID(fi); err != nil || uid != os.Geteuid() {
+		rep.skip(name, "not owned by you")
+		return
+	}
+	if now.Sub(fi.ModTime()) <= StaleCountersTemp {
+		return // A write of the counters may be under way.
+	}
+	switch held, err := countersLockHeld(c.Root); {
+	case err != nil:
+		rep.skip(name, err.Error())
+		return
+	case held:
+		return // Its writer may still run (stopped, say): it is theirs.
+	}
+	if !c.DryRun {
+		// unlink(2) removes the name, whatever was put in its place since
+		// the look above, and never what a symlink points to.
+		if err := unlink(path); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				rep.skip(name, fmt.Sprintf("store: remove %s: %v", path, err))
+			}
+			return
+		}
+	}
+	rep.RootTemps++
+	rep.Bytes += fi.Size()
+}
+
+// countersLockHeld reports whether a process holds the counters lock of
+// root, as countPaste does while it writes the counters, with a probe that
+// lets go at once. A missing lock file is not held.
+func countersLockHeld(root string) (bool, error) {
+	path := filepath.Join(root, CountersLockName)
+	f, err := openExisting(path) // O_NOFOLLOW|O_NONBLOCK
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: check counters lock: %w", err)
+	}
+	defer f.Close() // Best effort: closing releases the probe's lock.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("store: check counters lock %s: not a regular file", path)
+	}
+	switch err := flock(f, lockSharedProbe); {
+	case isWouldBlock(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("store: check counters lock %s: %w", path, err)
+	}
+	return false, nil
 }
 
 // temps returns the temp files among pbwrap's files in d.

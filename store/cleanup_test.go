@@ -1122,3 +1122,111 @@ func TestCleanupLockRaces(t *testing.T) {
 		t.Errorf("the lock file another took over was removed")
 	}
 }
+
+// Only: a cleaner limited to the sessions a user confirmed removes those
+// and nothing else, also with All: not a session listed as live that ended
+// meanwhile, not one made meanwhile, not one modified since it was listed
+// (reported), and not a confirmed one that is live now. An empty Only
+// removes nothing.
+func TestCleanOnly(t *testing.T) {
+	f := newFixture(t)
+	confirmed := f.ended(old, "confirmed\n")
+	endedSince := f.ended(fresh, "was live when listed\n")
+	madeSince := f.ended(fresh, "made after the listing\n")
+	modified := f.ended(old, "listed\n")
+	liveNow := f.live(old, "started again\n")
+	only := map[string]time.Time{
+		confirmed.ID: f.now.Add(-old),
+		modified.ID:  f.now.Add(-old - time.Minute), // Listed before it was last written.
+		liveNow.ID:   f.now.Add(-old),
+	}
+	for _, dryRun := range []bool{true, false} {
+		c := f.cleaner()
+		c.All, c.DryRun, c.Only = true, dryRun, only
+		rep := f.clean(c)
+		if got := summaryIDs(rep.Removed); !slices.Equal(got, []string{confirmed.ID}) {
+			t.Errorf("DryRun %v: Removed %v, want [%s]", dryRun, got, confirmed.ID)
+		}
+		if got := summaryIDs(rep.Live); !slices.Equal(got, []string{liveNow.ID}) {
+			t.Errorf("DryRun %v: Live %v, want [%s]", dryRun, got, liveNow.ID)
+		}
+		if want := []string{modified.ID + ": changed since it was listed, so it was kept"}; !slices.Equal(rep.Skipped, want) {
+			t.Errorf("DryRun %v: Skipped %q, want %q", dryRun, rep.Skipped, want)
+		}
+	}
+	for _, s := range []*Session{endedSince, madeSince, modified, liveNow} {
+		if !exists(s.Dir) {
+			t.Errorf("session %s, not confirmed or not removable now, was removed", s.ID)
+		}
+	}
+	if exists(confirmed.Dir) {
+		t.Errorf("the confirmed session was kept")
+	}
+
+	c := f.cleaner()
+	c.All, c.Only = true, map[string]time.Time{}
+	if rep := f.clean(c); len(rep.Removed) != 0 || len(rep.Live) != 0 || len(rep.Skipped) != 0 {
+		t.Errorf("empty Only: report %+v, want nothing done or reported", rep)
+	}
+	if !exists(endedSince.Dir) || !exists(madeSince.Dir) {
+		t.Errorf("empty Only removed a session")
+	}
+}
+
+// The temp file that a crash in the middle of a write of the counters left
+// in the root is removed, as a session's are, once it is StaleCountersTemp
+// old and the counters lock is free: not a younger one, which a write may
+// still rename, nor one while the lock is held (its writer may be stopped,
+// not dead). A symlink under such a name is reported, never followed; the
+// counters and their lock stay.
+func TestCleanCountersTemp(t *testing.T) {
+	f := newFixture(t)
+	write := func(name string, age time.Duration) string {
+		path := filepath.Join(f.root.Path, name)
+		if err := os.WriteFile(path, []byte("half a counters file"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f.age(path, age)
+		return path
+	}
+	counters := write(CountersName, time.Hour)
+	stale := write(tempPrefix+CountersName+"-1234", StaleCountersTemp+time.Second)
+	young := write(tempPrefix+CountersName+"-5678", StaleCountersTemp)
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(f.root.Path, tempPrefix+CountersName+"-link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	wantSkipped := []string{filepath.Base(link) + ": a symlink, not followed"}
+
+	// While a writer holds the counters lock, nothing is removed.
+	unlock, err := lockCounters(f.root.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := f.clean(f.cleaner())
+	unlock()
+	if rep.RootTemps != 0 || !exists(stale) || !slices.Equal(rep.Skipped, wantSkipped) {
+		t.Errorf("counters lock held: RootTemps %d, Skipped %q, stale temp file there %v; want 0, %q, true", rep.RootTemps, rep.Skipped, exists(stale), wantSkipped)
+	}
+
+	for _, dryRun := range []bool{true, false} {
+		c := f.cleaner()
+		c.DryRun = dryRun
+		rep := f.clean(c)
+		if rep.RootTemps != 1 || rep.Bytes != int64(len("half a counters file")) || !slices.Equal(rep.Skipped, wantSkipped) {
+			t.Errorf("DryRun %v: RootTemps %d, Bytes %d, Skipped %q; want 1, %d, %q", dryRun, rep.RootTemps, rep.Bytes, rep.Skipped, len("half a counters file"), wantSkipped)
+		}
+		if exists(stale) == !dryRun {
+			t.Errorf("DryRun %v: the stale temp file there: %v", dryRun, exists(stale))
+		}
+	}
+	for _, path := range []string{counters, young, link, target, filepath.Join(f.root.Path, CountersLockName)} {
+		if _, err := os.Lstat(path); err != nil {
+			t.Errorf("%s: %v; want it kept", path, err)
+		}
+	}
+}

@@ -72,7 +72,8 @@ const (
 )
 
 // isCountersName reports whether name, in the root, is the counters file,
-// its lock, or the temp file of a write of the counters that a crash left.
+// its lock, or the temp file of a write of the counters (which a cleaner
+// removes when a crash left it: sweepCountersTemp).
 func isCountersName(name string) bool {
 	return name == CountersName || name == CountersLockName || strings.HasPrefix(name, tempPrefix+CountersName)
 }

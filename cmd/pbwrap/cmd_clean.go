@@ -23,7 +23,9 @@ counts from the end of a session, its last write.
 pbwrap also does this quietly each time it starts. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
-stays until its TTL.
+stays until its TTL. The temp file that a pbwrap killed while it wrote the
+counters (see pbwrap stats) left in the root is removed too, once it is ten
+minutes old and no pbwrap is writing the counters.
 
   --all                  remove every session that is not running, whatever its age
   --yes                  with --all, remove without asking
@@ -31,11 +33,15 @@ stays until its TTL.
   --dry-run              say what would be removed, remove nothing
 
 --all asks first: on a terminal it lists the sessions it would remove and
-asks before removing them (answer y). Without a terminal to ask on (a
-script, a pipe) it removes nothing and fails with exit status 2 unless
---yes is given, so that what a script does never depends on whether a
-terminal happens to be attached. --yes skips the question in both cases;
---dry-run never needs it.`,
+asks before removing them (answer y). Then it removes only the sessions it
+listed, and of those only the ones still not running and not written to
+since: a session that ended, or began, while the question was open is not
+removed without being asked about. Any other answer removes nothing and is
+not an error: exit status 0, as when there is nothing to remove (a "no" is
+an answer, not a failure). Without a terminal to ask on (a script, a pipe)
+it removes nothing and fails with exit status 2 unless --yes is given, so
+that what a script does never depends on whether a terminal happens to be
+attached. --yes skips the question in both cases; --dry-run never needs it.`,
 	run:     runClean,
 	globals: []string{"root", "ttl"},
 }
@@ -65,13 +71,14 @@ func runClean(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
+	cl := &store.Cleaner{Root: root, TTL: ttl, All: *all, DryRun: *dryRun}
 	if ask {
-		ok, err := confirmClean(root, ttl, os.Stdin, os.Stderr)
-		if err != nil || !ok {
+		only, err := confirmClean(root, ttl, os.Stdin, os.Stderr)
+		if err != nil || only == nil {
 			return err
 		}
+		cl.Only = only
 	}
-	cl := &store.Cleaner{Root: root, TTL: ttl, All: *all, DryRun: *dryRun}
 	report, err := cl.Clean()
 	if errors.Is(err, store.ErrCleanupBusy) {
 		fmt.Println("another pbwrap is cleaning this root right now; nothing done")
@@ -90,17 +97,25 @@ var stdinIsTerminal = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
 
 // confirmClean asks the user, on w, before clean --all removes the
 // sessions that no pbwrap runs: it lists them (a dry run) and reads the
-// answer, a line, from r. It reports whether to go on: yes when there is
-// nothing to remove (the cleanup then says so), and when the answer is y
-// or yes; anything else, the end of input included, is no, and it says
-// that nothing was removed.
-func confirmClean(root string, ttl time.Duration, r io.Reader, w io.Writer) (bool, error) {
+// answer, a line, from r. It returns the sessions to remove, each with the
+// modification time it was listed with, for Cleaner.Only: those listed
+// when the answer is y or yes, none (an empty map, not nil) when there
+// was nothing to list. Anything else, the end of input included, is no:
+// it says that nothing was removed and returns nil. The cleanup that
+// follows removes only what was listed, so that a session that ended
+// while the user read the list, or began after it, is not removed
+// without being asked about.
+func confirmClean(root string, ttl time.Duration, r io.Reader, w io.Writer) (map[string]time.Time, error) {
 	report, err := (&store.Cleaner{Root: root, TTL: ttl, All: true, DryRun: true}).Clean()
-	if errors.Is(err, store.ErrCleanupBusy) || (err == nil && len(report.Removed) == 0) {
-		return true, nil // Clean says it all.
-	}
 	if err != nil {
-		return false, err
+		return nil, err
+	}
+	only := make(map[string]time.Time, len(report.Removed))
+	for _, s := range report.Removed {
+		only[s.ID] = s.ModTime
+	}
+	if len(only) == 0 {
+		return only, nil // The cleanup says there is nothing to remove.
 	}
 	now := time.Now()
 	for _, s := range report.Removed {
@@ -110,13 +125,13 @@ func confirmClean(root string, ttl time.Duration, r io.Reader, w io.Writer) (boo
 	answer, _ := bufio.NewReader(r).ReadString('\n') // An error is no answer: no.
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
-		return true, nil
+		return only, nil
 	}
 	if !strings.HasSuffix(answer, "\n") {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "nothing removed")
-	return false, nil
+	return nil, nil
 }
 
 // printCleanReport says what a cleanup removed (or, in a dry run, would
@@ -136,11 +151,14 @@ func printCleanReport(report *store.CleanReport, root string, dryRun bool) {
 	if report.Temps > 0 {
 		fmt.Printf("%s %s that a crash left in ended sessions\n", verb, plural(report.Temps, "temp file"))
 	}
+	if report.RootTemps > 0 {
+		fmt.Printf("%s %s of the counters that a crash left in the root\n", verb, plural(report.RootTemps, "temp file"))
+	}
 	for _, why := range report.Skipped {
 		fmt.Fprintf(os.Stderr, "pbwrap: left alone: %s\n", printable(why))
 	}
 	switch {
-	case len(report.Removed) == 0 && report.Temps == 0:
+	case len(report.Removed) == 0 && report.Temps == 0 && report.RootTemps == 0:
 		fmt.Printf("nothing to remove under %s\n", printable(root))
 	case len(report.Removed) == 0:
 		fmt.Printf("%s %s\n", freed, humanBytes(report.Bytes))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"text/tabwriter"
@@ -151,13 +152,26 @@ func tallyCounts(counts []store.Count, since string) (rows []*tally, total *tall
 	return rows, total, first
 }
 
-// add counts one agent's day.
+// add counts one agent's day. The sums stop at the largest int64: the
+// store checks each number of the counters file (at most 2^50), not their
+// sum, and 10000 rows of such numbers are more than an int64 holds.
+// Stopping there keeps a total from wrapping to a negative number, and a
+// row that saved pastes from vanishing.
 func (t *tally) add(n store.Count) {
-	t.Saved += n.Saved
-	t.Bytes += n.Bytes
+	t.Saved = addSaturating(t.Saved, n.Saved)
+	t.Bytes = addSaturating(t.Bytes, n.Bytes)
 	t.Tokens = t.Bytes / bytesPerToken
-	t.Inline += n.Inline
-	t.Fallback += n.Fallback
+	t.Inline = addSaturating(t.Inline, n.Inline)
+	t.Fallback = addSaturating(t.Fallback, n.Fallback)
+}
+
+// addSaturating returns a+b for counts a, b >= 0, or the largest int64
+// when the sum is more.
+func addSaturating(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // printTallies prints the table of pbwrap stats, the last row the total.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +59,33 @@ func TestParseSince(t *testing.T) {
 		if got, err := parseSince(in, now); err == nil {
 			t.Errorf("parseSince(%q) = %q; want an error", in, got)
 		}
+	}
+}
+
+// TestTallyCountsSaturate: a counters file that passes the store's checks
+// can hold counts whose sum is more than an int64 holds (10000 rows of
+// up to 2^50 each). The sums stop at the largest int64 instead of
+// wrapping to a negative number, and a row that saved pastes never
+// vanishes from the table.
+func TestTallyCountsSaturate(t *testing.T) {
+	const big = 1 << 50
+	var counts []store.Count
+	day := time.Date(2001, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i := range 9000 {
+		counts = append(counts, store.Count{Day: day.AddDate(0, 0, i).Format(store.DayLayout), Agent: "claude",
+			Saved: big, Bytes: big, Inline: big, Fallback: big})
+	}
+	rows, total, _ := tallyCounts(counts, "")
+	want := tally{Saved: math.MaxInt64, Bytes: math.MaxInt64, Tokens: math.MaxInt64 / bytesPerToken, Inline: math.MaxInt64, Fallback: math.MaxInt64}
+	if *total != want {
+		t.Errorf("total = %+v, want %+v", *total, want)
+	}
+	want.Agent = "claude"
+	if len(rows) != 1 || *rows[0] != want {
+		t.Fatalf("rows = %v, want one, %+v", rows, want)
+	}
+	var out strings.Builder
+	if err := printTallies(&out, append(rows, total), "2001-01-01", ""); err != nil || strings.Contains(out.String(), " -") {
+		t.Errorf("printTallies: %v\n%s\nwant no negative number", err, out.String())
 	}
 }
