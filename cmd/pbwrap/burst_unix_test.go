@@ -54,12 +54,20 @@ func (term *terminal) writeSpaced(p []byte, size int, spacing time.Duration) (ke
 }
 
 // waitBurst waits until the child has got a reference, or n bytes, as
-// it would without pbwrap.
+// it would without pbwrap, or, for a paste that was split (a loaded
+// machine), until its input has stopped growing: a key typed after that
+// comes after all of the paste, never inside it.
 func (term *terminal) waitBurst(n int) {
 	term.t.Helper()
+	const settled = 10 * bracketed.BurstGap // Not an assertion: when to stop waiting.
+	last, since := -1, time.Now()
 	term.WaitFor("a reference or the paste", func() bool {
 		got := term.File("input")
-		return strings.HasSuffix(got, "]") || strings.HasSuffix(got, "]"+pasteEnd) || len(got) >= n
+		if len(got) != last {
+			last, since = len(got), time.Now()
+		}
+		return strings.HasSuffix(got, "]") || strings.HasSuffix(got, "]"+pasteEnd) || len(got) >= n ||
+			len(got) > 0 && time.Since(since) > settled
 	})
 }
 

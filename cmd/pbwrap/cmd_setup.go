@@ -32,8 +32,9 @@ the agent's user settings, as the snippet in pbwrap help hook shows:
            ~/.pi/agent/extensions/pbwrap.ts; then /reload in Pi
 
 It shows the change first, as a diff, and asks before writing it when
-standard input is a terminal; --yes (-y) writes it without asking, as it
-must be when standard input is not a terminal. The file it changes is kept as
+standard input is a terminal (a "no" writes nothing and exits 0); --yes (-y)
+writes it without asking, as it must be when standard input is not a
+terminal. The file it changes is kept as
 FILE.pbwrap-backup-DATE-TIME, and replaced at once (a new file in the same
 directory, renamed over it), with its mode; a symbolic link is followed, and
 the file it points to is changed. Only the hook's own entry is added, in
@@ -252,7 +253,7 @@ func (s *hookSpec) setup(prog, why string, yes bool) error {
 			return fmt.Errorf("setup %s: not written: standard input is not a terminal to ask on (--yes writes it)", s.agent)
 		case !ok:
 			fmt.Println("not written")
-			return quietExit(1)
+			return nil // Declining is an answer, not a failure, as for clean --all.
 		}
 	}
 	return s.write(path, old, updated, mode)
