@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
@@ -17,9 +18,21 @@ import (
 // job-control state (childStopped).
 func (s *session) loop(sigc <-chan os.Signal, waits <-chan ptyio.WaitState, outDone <-chan struct{}) int {
 	for {
+		// Without the terminal (in the background, after bg or a start
+		// with &), look now and then whether the shell has brought pbwrap
+		// to the foreground: its fg of a running job sends no SIGCONT,
+		// and a reader waiting in the poller is not told either.
+		var look <-chan time.Time
+		if !s.taken() {
+			look = time.After(foregroundPoll)
+		}
 		select {
 		case sig := <-sigc:
 			s.signaled(sig.(syscall.Signal))
+		case <-look:
+			if inForeground() {
+				s.resumed() // As if continued.
+			}
 		case st := <-waits:
 			if st.Ended() {
 				settled := s.in.end()

@@ -21,7 +21,10 @@
 // anew, a file description of pbwrap's own) and the PTY are non-blocking
 // in Go's poller: a waiting direction is a parked goroutine, not a thread
 // blocked in read(2), whose wake-up cost the runtime's monitor thread a
-// wake-up and a P hand-off on every keystroke (doc/performance.md).
+// wake-up and a P hand-off on every keystroke (doc/performance.md). On
+// macOS kqueue does not take /dev/tty: there the terminal side reads and
+// writes standard input and output, blocking, as before, and only the PTY
+// is in the poller.
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.

@@ -147,8 +147,12 @@ func open(cfg Config) (*session, *os.File, error) {
 // that making it non-blocking changes nothing for the shell that shares
 // standard input and output. It returns nil, and the pumps use standard
 // input and output, blocking, when the terminal cannot be opened so, or
-// standard input and output are not the same terminal.
+// standard input and output are not the same terminal, or standard input
+// is a PTY's master side (see isPTYMaster).
 func ownTerminal() *os.File {
+	if isPTYMaster(0) {
+		return nil
+	}
 	f, err := os.OpenFile(terminalPath, os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil

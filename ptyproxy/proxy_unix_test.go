@@ -171,6 +171,19 @@ func TestTerminalClosed(t *testing.T) {
 	}
 }
 
+// A command that ignores SIGHUP learns that the terminal hung up as it
+// would without pbwrap: its reads end. Before, pbwrap kept its PTY open,
+// and the command read on, for ever, from a terminal nobody was at.
+func TestTerminalClosedCommandIgnoresHangup(t *testing.T) {
+	term := start(t, ptytest.Job{Steps: []string{"nohup", "ready", "until-eof", "exit:7"}})
+	term.WaitReport("ready")
+	term.Master.Close()
+	term.WaitReport("input ended")
+	if got := term.Exit(); got != "exit 7" {
+		t.Errorf("pbwrap ended with %q, want exit 7", got)
+	}
+}
+
 // When pbwrap itself dies without a chance to clean up, the child is hung
 // up rather than left running with nobody at the terminal.
 func TestPbwrapKilled(t *testing.T) {
@@ -204,6 +217,30 @@ func TestCtrlZAndFg(t *testing.T) {
 	if term.Termios().Lflag&unix.ICANON != 0 {
 		t.Error("after fg the terminal is not in raw mode again")
 	}
+	term.Type([]byte{0x03}, 0) // Ctrl-C: the child dies of SIGINT.
+	term.WantExit("exit 130")
+}
+
+// Ctrl-Z, bg, fg: bg continues pbwrap in the background, where it leaves
+// the child stopped; the shell's fg of a job that is running sends no
+// SIGCONT, and pbwrap still takes the terminal back, continues the child
+// and resends the size. Before, the terminal stayed cooked and the child
+// stopped.
+func TestCtrlZBgFg(t *testing.T) {
+	term := start(t, ptytest.Job{Rows: 30, Cols: 90, Steps: []string{"redraw", "ready", "block"}})
+	term.WaitReport("ready")
+	term.WaitOutput("REDRAW 0 30x90")
+	term.Type([]byte{0x1a}, 0) // Ctrl-Z
+	term.WaitLeader("stopped SIGTSTP")
+	term.SignalLeader(syscall.SIGUSR1) // The shell takes the terminal.
+	term.WaitLeader("did SIGUSR1")
+	term.SignalLeader(syscall.SIGALRM) // bg
+	term.WaitLeader("did SIGALRM")
+	term.Resize(33, 91)
+	term.SignalLeader(syscall.SIGVTALRM) // fg, without SIGCONT
+	term.WaitLeader("did SIGVTALRM")
+	term.WaitOutput("33x91")
+	term.WaitFor("raw mode again", func() bool { return term.Termios().Lflag&unix.ICANON == 0 })
 	term.Type([]byte{0x03}, 0) // Ctrl-C: the child dies of SIGINT.
 	term.WantExit("exit 130")
 }

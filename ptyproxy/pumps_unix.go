@@ -149,7 +149,24 @@ func (s *session) inputEnds(err error) bool {
 		return false
 	}
 	s.in.close()
+	if hungUp(err) {
+		// The command, which may ignore SIGHUP, learns it as it would
+		// without pbwrap: its reads end, its writes fail.
+		s.cfg.Logf("the terminal hung up; hanging up the command's terminal")
+		_ = s.master.Close() // Best effort; the output pump ends with it.
+	}
 	return true
+}
+
+// hungUp reports whether the read that failed with err found the terminal
+// hung up: it ended (or failed with EIO), and the terminal has no
+// foreground process group left to tell.
+func hungUp(err error) bool {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.EIO) {
+		return false
+	}
+	_, gerr := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+	return gerr != nil
 }
 
 // inputQueued reports whether the terminal has input waiting for pbwrap

@@ -12,6 +12,15 @@ import (
 // changing the one it shares with the shell.
 const terminalPath = "/proc/self/fd/0"
 
+// isPTYMaster reports whether fd is the master side of a PTY (only a
+// master has a PTY number to give): reopening it through terminalPath
+// would open /dev/ptmx, a new PTY, not the same terminal, though the
+// device numbers agree.
+func isPTYMaster(fd int) bool {
+	_, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+	return err == nil
+}
+
 // rawRead reads fd, which must be non-blocking, without the runtime's
 // system call bookkeeping: the call cannot block, so it holds up neither
 // the garbage collector nor other goroutines, and skipping entersyscall

@@ -58,6 +58,13 @@ func (s *session) setUp(then func()) error {
 	return err
 }
 
+// taken reports whether pbwrap has the terminal (raw mode).
+func (s *session) taken() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.raw
+}
+
 // giveBack writes TerminalReset and restores the termios saved at start.
 // It is safe to call more than once and from any goroutine.
 func (s *session) giveBack() {

@@ -1,4 +1,4 @@
-//go:build pbwrap_trace
+//go:build pbwrap_trace && (darwin || freebsd || linux)
 
 package ptyproxy
 

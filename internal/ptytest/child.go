@@ -90,6 +90,8 @@ func (c *child) step(step string) (status int, done bool) {
 		c.logf("ready")
 	case "until-input":
 		c.untilInput(int64(atoi(arg)))
+	case "until-eof":
+		c.untilEOF()
 	case "grandchild":
 		c.grandchild(arg)
 	case "sleep":
@@ -341,6 +343,16 @@ func (c *child) untilInput(n int64) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (c *child) untilEOF() {
+	buf := make([]byte, 4096)
+	for {
+		if _, err := os.Stdin.Read(buf); err != nil {
+			c.logf("input ended: %v", err)
+			return
+		}
 	}
 }
 

@@ -48,6 +48,9 @@
 //	out:N          write N bytes of Pattern to stdout
 //	ready          write "READY" CRLF to stdout and report "ready"
 //	until-input:N  wait until the input file holds N bytes
+//	until-eof      read standard input until a read fails or ends, then
+//	               report "input ended: ERROR" (as a program does on a
+//	               terminal that hung up)
 //	grandchild     start a background grandchild in the same process group,
 //	               which reports its own signals, holds the terminal open
 //	               and lives for 60 s

@@ -20,7 +20,8 @@ import (
 // and "exit N" or "signal N".
 // SIGUSR1 makes it take the terminal back (as a shell does after Ctrl-Z
 // or for bg); SIGUSR2 gives the terminal to the wrapper and continues it
-// (fg). With PBWRAP_TEST_SHELL=FILE, once the wrapper has ended it takes
+// (fg); SIGALRM continues it in the background (bg); SIGVTALRM gives it
+// the terminal without a SIGCONT (bash's fg of a job that is running). With PBWRAP_TEST_SHELL=FILE, once the wrapper has ended it takes
 // the terminal back and copies what it reads there to FILE, as a shell
 // reading its next command would, until it is killed.
 func leaderMain(args []string) int {
@@ -28,7 +29,7 @@ func leaderMain(args []string) int {
 	// On a hangup of the terminal, a shell sends SIGHUP to its jobs; the
 	// leader does the same and stays to report how the wrapper ended.
 	jobs := make(chan os.Signal, 4)
-	signal.Notify(jobs, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP)
+	signal.Notify(jobs, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGHUP)
 	proc, err := os.StartProcess(args[0], args, &os.ProcAttr{
 		Env:   withoutEnv(os.Environ(), leaderEnv),
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
@@ -79,11 +80,16 @@ func jobControl(report *reportFile, jobs <-chan os.Signal, pid int) {
 			continue
 		}
 		signal.Ignore(syscall.SIGTTOU)
-		if sig == syscall.SIGUSR1 {
+		switch sig {
+		case syscall.SIGUSR1: // The shell takes the terminal back.
 			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
-		} else {
+		case syscall.SIGUSR2: // fg of a stopped job.
 			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pid)
 			_ = unix.Kill(-pid, unix.SIGCONT)
+		case syscall.SIGALRM: // bg: continued, in the background.
+			_ = unix.Kill(-pid, unix.SIGCONT)
+		case syscall.SIGVTALRM: // fg of a running job: bash sends no SIGCONT.
+			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pid)
 		}
 		signal.Reset(syscall.SIGTTOU)
 		report.logf("did %s", unix.SignalName(sig.(syscall.Signal)))
