@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -206,39 +205,28 @@ func (s *session) openPTY() (*os.File, error) {
 // startShim starts the session process on the PTY's slave side tty; it
 // starts the command and reports its pid.
 func (s *session) startShim(tty *os.File) error {
-	cmd, err := s.shimCommand(tty)
+	self, err := os.Executable()
 	if err != nil {
-		return err
+		return fmt.Errorf("start %s: find own executable: %w", s.cfg.Path, err)
 	}
 	report, reportW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("start %s: %w", s.cfg.Path, err)
 	}
 	defer report.Close()
-	cmd.ExtraFiles = []*os.File{reportW} // The session process's shimReportFd.
-	err = cmd.Start()
+	// This program again, with ShimArg, leading a new session whose
+	// controlling terminal is tty; "pbwrap" as argv[0] for ps, and for
+	// test binaries that dispatch on it. reportW is its shimReportFd.
+	argv := append([]string{"pbwrap", ShimArg, s.cfg.Path}, s.cfg.Args...)
+	pid, err := spawn(self, argv, s.cfg.Env, []*os.File{tty, tty, tty, reportW},
+		&syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0})
 	reportW.Close()
 	if err != nil {
 		return fmt.Errorf("start %s: %w", s.cfg.Path, err)
 	}
-	s.shim = cmd.Process.Pid
+	s.shim = pid
 	s.child.Store(int64(readPid(report)))
 	return nil
-}
-
-// shimCommand is the session process: this program again, with ShimArg,
-// leading a new session whose controlling terminal is tty.
-func (s *session) shimCommand(tty *os.File) (*exec.Cmd, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
-	}
-	cmd := exec.Command(self, append([]string{ShimArg, s.cfg.Path}, s.cfg.Args...)...)
-	cmd.Args[0] = "pbwrap" // For ps, and for test binaries that dispatch on argv[0].
-	cmd.Env = s.cfg.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	return cmd, nil
 }
 
 // readPid reads the command's pid as the session process reports it, or

@@ -41,25 +41,22 @@ func RunShim(args []string) int {
 	hangups := make(chan os.Signal, 1)
 	signal.Notify(hangups, syscall.SIGHUP)
 
-	proc, err := startForeground(args[0], args[1:])
+	pid, err := startForeground(args[0], args[1:])
 	if err != nil {
 		_ = report.Close() // Best effort: pbwrap reads no pid.
 		return startFailed(args[1], err)
 	}
-	fmt.Fprintf(report, "%d\n", proc.Pid)
-	_ = report.Close()           // Best effort.
-	go hangUp(hangups, proc.Pid) // Lives as long as the session process.
-	return superviseShim(proc.Pid)
+	fmt.Fprintf(report, "%d\n", pid)
+	_ = report.Close()      // Best effort.
+	go hangUp(hangups, pid) // Lives as long as the session process.
+	return superviseShim(pid)
 }
 
 // startForeground starts the command in a process group of its own, in
-// the foreground of the terminal on standard input.
-func startForeground(path string, argv []string) (*os.Process, error) {
-	return os.StartProcess(path, argv, &os.ProcAttr{
-		Env:   os.Environ(),
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0},
-	})
+// the foreground of the terminal on standard input, and returns its pid.
+func startForeground(path string, argv []string) (int, error) {
+	return spawn(path, argv, nil, []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		&syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0})
 }
 
 // startFailed says why the command could not start and returns the status

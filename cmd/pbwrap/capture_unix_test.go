@@ -492,7 +492,8 @@ func TestSessionEnvAndAgentArgs(t *testing.T) {
 	}
 }
 
-// Starting pbwrap removes sessions idle past the TTL, in the background,
+// Starting pbwrap removes sessions idle past the TTL, in the background
+// (a second after the start: see cleanupDelay),
 // and keeps the running one.
 func TestCleanupAtStart(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")

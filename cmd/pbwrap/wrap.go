@@ -189,20 +189,35 @@ func openLogs(cfg *config, s *sessionOpener) (*logs, error) {
 // cleanup it started: a cleanup cut short is finished by the next one.
 const cleanupWait = 2 * time.Second
 
-// startCleanup removes expired sessions in the background, so that the
-// child starts at once, and returns a function that waits for it (within
-// cleanupWait) before pbwrap exits.
+// cleanupDelay is how long after the start the cleanup begins: by then the
+// child has started and drawn its first screen. Run at once, the cleanup
+// (which reads every session under the root) took a quarter of the CPU of
+// a short run and competed with the start of the session process and the
+// child on a machine with few CPUs (doc/performance.md).
+const cleanupDelay = time.Second
+
+// startCleanup removes expired sessions in the background, cleanupDelay
+// after the start, so that nothing slows the child's start, and returns a
+// function that, when pbwrap is done, begins the cleanup at once if it has
+// not begun yet and waits for it (within cleanupWait).
 func startCleanup(root string, ttl time.Duration, logs *logs) (wait func()) {
 	if root == "" {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, now := make(chan struct{}), make(chan struct{})
 	go func() { // Ends when the cleanup does; waited for by wait.
 		defer close(done)
+		t := time.NewTimer(cleanupDelay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-now:
+		}
 		report, err := (&store.Cleaner{Root: root, TTL: ttl}).Clean()
 		logs.cleanup(report, err)
 	}()
 	return func() {
+		close(now)
 		select {
 		case <-done:
 		case <-time.After(cleanupWait):
