@@ -105,7 +105,7 @@ func newSettings() []*setting {
 			help:  "log per-paste sizes and paths too, never text (to the session's debug.log without --log)",
 			apply: boolean(func(c *config) *bool { return &c.debug })},
 		{flag: "ttl", env: "PBWRAP_TTL", arg: "DURATION", value: shortDuration(store.DefaultTTL),
-			help:  "remove a session this long after it ended, at start and by pbwrap clean (never while it runs)",
+			help:  "remove a session this long after it ended, in the background a second after pbwrap starts and by pbwrap clean (never while it runs)",
 			apply: duration(func(c *config) *time.Duration { return &c.ttl })},
 		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
 			help:  "do not add what lets a known agent read the saved pastes (claude and copilot --add-dir ROOT, gemini and qwen --include-directories ROOT, opencode's OPENCODE_CONFIG_CONTENT)",
