@@ -257,16 +257,37 @@ func (term *Terminal) TypeUntilBlocked(p []byte, piece int) int {
 	term.t.Helper()
 	typed := 0
 	for typed < len(p) {
-		n := min(piece, len(p)-typed)
-		term.Type(p[typed:typed+n], 0)
+		// A piece the terminal cannot take within unreadFor is as
+		// good a sign as one left unread: the wrapper stopped reading
+		// with the terminal's buffers full (on a loaded machine the
+		// kernel may move typed bytes to the queue counted below
+		// late), and the write would block for good.
+		n, blocked := term.writeWithin(p[typed:typed+min(piece, len(p)-typed)], unreadFor)
 		typed += n
-		if !term.inputReadWithin(unreadFor) {
+		if blocked || !term.inputReadWithin(unreadFor) {
 			term.flushInput()
 			return typed
 		}
 	}
 	term.t.Fatalf("the wrapper read all %d bytes typed: it never stopped reading", len(p))
 	return typed
+}
+
+// writeWithin writes p to the terminal, giving up after d, and returns
+// how much of p was written and whether it gave up.
+func (term *Terminal) writeWithin(p []byte, d time.Duration) (int, bool) {
+	term.t.Helper()
+	if err := term.Master.SetWriteDeadline(time.Now().Add(d)); err != nil {
+		term.t.Fatalf("set write deadline: %v", err)
+	}
+	n, err := term.Master.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return n, true
+	}
+	if err != nil {
+		term.t.Fatalf("write to terminal: %v", err)
+	}
+	return n, false
 }
 
 // inputReadWithin reports whether the terminal's input queue is empty
