@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -85,7 +86,7 @@ func newCompletionSpec() completionSpec {
 	for _, s := range newSettings() {
 		spec.flags = append(spec.flags, complFlag{name: "--" + s.flag, arg: s.arg, help: s.help})
 	}
-	spec.flags = append(spec.flags, helpFlag)
+	spec.flags = append(spec.flags, complFlag{name: "--version", help: "print pbwrap's version"}, helpFlag)
 	for _, c := range commands {
 		spec.commands = append(spec.commands, usageCompletion(c))
 	}
@@ -105,6 +106,14 @@ func usageCompletion(c *command) complCommand {
 	for _, f := range usageFlag.FindAllString(args, -1) {
 		name, arg, _ := strings.Cut(f, " ")
 		cc.flags = append(cc.flags, complFlag{name: name, arg: arg})
+	}
+	// pbwrap's own flags that the command takes after its name too.
+	for _, s := range newSettings() {
+		name := "--" + s.flag
+		if (c.allGlobals || slices.Contains(c.globals, s.flag)) &&
+			!slices.ContainsFunc(cc.flags, func(f complFlag) bool { return f.name == name }) {
+			cc.flags = append(cc.flags, complFlag{name: name, arg: s.arg, help: s.help})
+		}
 	}
 	cc.flags = append(cc.flags, helpFlag)
 	args = usageFlag.ReplaceAllString(args, " ")

@@ -35,6 +35,11 @@ func completionCases() []completionCase {
 		{line: "pbwrap --root /tmp --log /tmp/log --of", want: []string{"--off"}},
 		{line: "pbwrap completion ", want: []string{"bash", "zsh", "fish"}},
 		{line: "pbwrap hook ", want: []string{"claude", "codex", "gemini", "pi"}},
+		// pbwrap's own flags that a command takes after its name, and
+		// --version.
+		{line: "pbwrap list --ro", want: []string{"--root"}},
+		{line: "pbwrap clean --tt", want: []string{"--ttl"}},
+		{line: "pbwrap --vers", want: []string{"--version"}},
 		{line: "pbwrap help ag", want: []string{"agents"}},
 		{line: "pbwrap claude --r", want: []string{"--resume", "--recent"}, mustNot: []string{"--root", "--ref-format"}},
 		{line: "pbwrap --off --root /tmp claude --r", want: []string{"--resume", "--recent"}, mustNot: []string{"--root"}},
