@@ -175,12 +175,14 @@ func TestTerminalClosed(t *testing.T) {
 // would without pbwrap: its reads end. Before, pbwrap kept its PTY open,
 // and the command read on, for ever, from a terminal nobody was at.
 func TestTerminalClosedCommandIgnoresHangup(t *testing.T) {
-	term := start(t, ptytest.Job{Steps: []string{"nohup", "ready", "until-eof", "exit:7"}})
+	logf := t.TempDir() + "/log"
+	term := start(t, ptytest.Job{Steps: []string{"nohup", "ready", "until-eof", "exit:7"}, Env: []string{"PBWRAP_TEST_LOG=" + logf}})
 	term.WaitReport("ready")
 	term.Master.Close()
 	term.WaitReport("input ended")
 	if got := term.Exit(); got != "exit 7" {
-		t.Errorf("pbwrap ended with %q, want exit 7", got)
+		b, _ := os.ReadFile(logf)
+		t.Errorf("pbwrap ended with %q, want exit 7; log:\n%s", got, b)
 	}
 }
 

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"syscall"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 )
 
@@ -151,22 +153,50 @@ func (s *session) inputEnds(err error) bool {
 	s.in.close()
 	if hungUp(err) {
 		// The command, which may ignore SIGHUP, learns it as it would
-		// without pbwrap: its reads end, its writes fail.
+		// without pbwrap: its reads end, its writes fail. pbwrap has no
+		// one left to tell anything: the SIGHUP the shell sends its jobs
+		// when the terminal goes, which may come after Run has returned
+		// and stopped catching it, must not kill it before it has cleaned
+		// up. So SIGHUP stays caught, by a channel nobody reads, for the
+		// rest of the process. (signal.Ignore would do, but a SIGHUP that
+		// comes while it runs can find the signal neither wanted nor
+		// ignored yet, and kill the process: it did, 1 run in 200.)
 		s.cfg.Logf("the terminal hung up; hanging up the command's terminal")
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 		_ = s.master.Close() // Best effort; the output pump ends with it.
 	}
 	return true
 }
 
-// hungUp reports whether the read that failed with err found the terminal
-// hung up: it ended (or failed with EIO), and the terminal has no
-// foreground process group left to tell.
+// hungUp reports whether the read of the terminal that failed with err
+// found it hung up (see hangUpSeen).
 func hungUp(err error) bool {
+	pgrp, pgrpErr := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+	canonical := true
+	if tio, err := ptyio.GetTermios(os.Stdin); err == nil {
+		canonical = tio.Lflag&unix.ICANON != 0
+	} else {
+		pgrpErr = err
+	}
+	return hangUpSeen(err, pgrpErr, pgrp == unix.Getpgrp(), canonical)
+}
+
+// hangUpSeen reports whether a read of the terminal that failed with err
+// found it hung up: it ended (or failed with EIO), and either the
+// terminal can no longer be asked about (pgrpErr: the query of its
+// foreground process group, or of its mode, failed), or pbwrap owns it
+// and it is in raw mode, where a read returns nothing only once the
+// terminal is gone. The terminal is not always torn down by the time its
+// read ends: macOS ends the reads of a terminal whose other side closed
+// at once and detaches it only when its session leader exits; Linux wakes
+// its readers before it hangs it up. A read that ends while the terminal
+// is cooked may be a Ctrl-D, and one in the background is refused (EIO),
+// not a hang-up.
+func hangUpSeen(err, pgrpErr error, foreground, canonical bool) bool {
 	if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.EIO) {
 		return false
 	}
-	_, gerr := unix.IoctlGetInt(0, unix.TIOCGPGRP)
-	return gerr != nil
+	return pgrpErr != nil || foreground && !canonical
 }
 
 // inputQueued reports whether the terminal has input waiting for pbwrap
