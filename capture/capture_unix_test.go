@@ -3,6 +3,8 @@
 package capture
 
 import (
+	"flag"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -28,11 +30,15 @@ func TestWriteFailureMidPasteReplaysExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		limit := old
-		limit.Cur = 64 << 10
+		// Rlimit.Cur is uint64 on Linux and macOS and int64 on FreeBSD:
+		// count up to the limit in steps an untyped constant can take.
+		maxSize := fileSizeLimit()
+		for limit.Cur = 0; uint64(limit.Cur) < maxSize; limit.Cur += 64 << 10 {
+		}
 		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &limit); err != nil {
 			t.Fatal(err)
 		}
-		body := strings.Repeat("0123456789abcdef\r", 12000) // About 200 KB.
+		body := strings.Repeat("0123456789abcdef\r", int(limit.Cur)*3/17) // Three times the limit.
 		r.feed("<"+start+body+end+">", 4096)
 		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
 			t.Fatal(err)
@@ -50,6 +56,19 @@ func TestWriteFailureMidPasteReplaysExactly(t *testing.T) {
 			t.Errorf("manifest: %+v", m.Pastes)
 		}
 	}
+}
+
+// fileSizeLimit is the file-size limit for the test: 64 KiB, or, when
+// go test keeps a log of the files the test opens (to cache its result),
+// that log's size and a MiB more, so that the log can still be written.
+func fileSizeLimit() uint64 {
+	limit := uint64(64 << 10)
+	if f := flag.Lookup("test.testlogfile"); f != nil && f.Value.String() != "" {
+		if fi, err := os.Stat(f.Value.String()); err == nil {
+			limit = max(limit, uint64(fi.Size())+1<<20)
+		}
+	}
+	return limit
 }
 
 func diffAt(a, b string) int {
