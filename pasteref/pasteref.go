@@ -108,7 +108,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"unicode/utf8"
 )
@@ -302,19 +301,4 @@ func lineCount(n int) string {
 		return "the file has 1 line"
 	}
 	return fmt.Sprintf("the file has %d lines", n)
-}
-
-// kind names a non-regular file type for ErrNotRegular.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "an irregular file"
 }

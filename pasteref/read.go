@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // readSize is the read buffer: a line longer than that is read in pieces.
@@ -46,7 +48,7 @@ func openRegular(path string) (io.ReadCloser, error) {
 // regular refuses a file that is not a regular file.
 func regular(fi fs.FileInfo, path string) error {
 	if !fi.Mode().IsRegular() {
-		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fsutil.Kind(fi.Mode()))}
 	}
 	return nil
 }

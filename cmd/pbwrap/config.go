@@ -16,6 +16,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/store"
 )
 
@@ -276,7 +277,7 @@ func readConfigText(path string) (string, error) {
 		return "", usagef("config file: %v", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", usagef("config file: %s is %s, not a regular file", path, configFileKind(fi.Mode()))
+		return "", usagef("config file: %s is %s, not a regular file", path, fsutil.Kind(fi.Mode()))
 	}
 	text, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
 	var pathErr *fs.PathError
@@ -290,21 +291,6 @@ func readConfigText(path string) (string, error) {
 		return "", usagef("config file: read %s: larger than %d KiB", path, maxConfigFile>>10)
 	}
 	return string(text), nil
-}
-
-// configFileKind names the type of a file that is not a regular file.
-func configFileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "an irregular file"
 }
 
 // unquote removes one pair of matching quotes around v, as a shell would.

@@ -1,10 +1,12 @@
 // Package fsutil holds the path helpers that more than one pbwrap package
 // needs, so that each rule is written once: whether a path lies within a
 // directory, the nearest part of a path that exists, and opening a file
-// below a directory without following any symbolic link (OpenBeneath).
+// below a directory without following any symbolic link (OpenBeneath),
+// and the words for a file that is not a regular one (Kind).
 package fsutil
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,4 +49,21 @@ func NearestExisting(path string) string {
 		}
 		path = parent
 	}
+}
+
+// Kind names the type of a file that is not a regular file, for an
+// error: "a directory", "a named pipe", "a socket", "a device", or "an
+// irregular file".
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file"
 }
