@@ -315,38 +315,17 @@ const maxSettingsBytes = 4 << 20
 // without waiting or reading it: the file is opened without blocking and
 // checked on the descriptor that is read.
 func readSettings(path string) ([]byte, fs.FileMode, error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	text, mode, err := readRegular(path, maxSettingsBytes)
+	var notRegular *notRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0o600, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() { // Not opened: opening a device can do things.
+	case errors.As(err, &notRegular):
 		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|settingsOpenFlags, 0)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil { // What was opened, should it have changed.
-		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	text, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(text) > maxSettingsBytes {
+	case errors.Is(err, errTooLarge):
 		return nil, 0, fmt.Errorf("%s is larger than %d MiB: not a settings file", path, maxSettingsBytes>>20)
 	}
-	if text == nil {
-		text = []byte{} // Exists, empty: not nil.
-	}
-	return text, fi.Mode().Perm(), nil
+	return text, mode, err
 }
 
 // writeBackup copies text, the file at path, to a new file beside it,

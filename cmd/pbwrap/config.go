@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -264,31 +263,17 @@ func readConfigFile(path string) (map[string]fileValue, error) {
 // wrapping fs.ErrNotExist when there is none, and a usage error naming the
 // file when it cannot be read or is refused (see readConfigFile).
 func readConfigText(path string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|configOpenFlags, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", err
-	}
-	if err != nil {
-		return "", usagef("config file: %v", err)
-	}
-	defer f.Close() // Best effort: only read.
-	fi, err := f.Stat()
-	if err != nil {
-		return "", usagef("config file: %v", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", usagef("config file: %s is %s, not a regular file", path, fsutil.Kind(fi.Mode()))
-	}
-	text, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
-	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) {
-		err = pathErr.Err // The path is in the message already.
-	}
+	text, _, err := readRegular(path, maxConfigFile)
+	var notRegular *notRegularError
 	switch {
-	case err != nil:
-		return "", usagef("config file: read %s: %v", path, err)
-	case len(text) > maxConfigFile:
+	case errors.Is(err, fs.ErrNotExist):
+		return "", err
+	case errors.As(err, &notRegular):
+		return "", usagef("config file: %s is %s, not a regular file", path, fsutil.Kind(notRegular.Mode))
+	case errors.Is(err, errTooLarge):
 		return "", usagef("config file: read %s: larger than %d KiB", path, maxConfigFile>>10)
+	case err != nil:
+		return "", usagef("config file: %v", err)
 	}
 	return string(text), nil
 }
