@@ -46,6 +46,10 @@ type endpoint struct {
 	readFn   func(fd uintptr) bool
 	writeFn  func(fd uintptr) bool
 	writeErr error
+
+	// waits, if not nil, runs each time a write is about to wait for
+	// room (see lane).
+	waits func()
 }
 
 // newEndpoint returns the endpoint for f, polled if f is in Go's poller.
@@ -193,6 +197,9 @@ func (e *endpoint) rawWrite(fd uintptr) bool {
 			e.n += n
 		case unix.EINTR:
 		case unix.EAGAIN:
+			if e.waits != nil {
+				e.waits()
+			}
 			return false
 		default:
 			e.writeErr = errno

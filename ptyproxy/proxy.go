@@ -22,9 +22,14 @@
 // in Go's poller: a waiting direction is a parked goroutine, not a thread
 // blocked in read(2), whose wake-up cost the runtime's monitor thread a
 // wake-up and a P hand-off on every keystroke (doc/performance.md). On
-// macOS kqueue does not take /dev/tty: there the terminal side reads and
-// writes standard input and output, blocking, as before, and only the PTY
-// is in the poller.
+// Linux one goroutine, a lane, runs both directions instead, as a C poll
+// loop does, and for a second after the last input it waits in an epoll
+// set of its own with a raw epoll_pwait, which wakes on the waiting
+// thread; the runtime's preemption signal ends that wait, so it holds up
+// neither the garbage collector nor other goroutines (see lane). On macOS
+// kqueue does not take /dev/tty: there the terminal side reads and writes
+// standard input and output, blocking, as before, and only the PTY is in
+// the poller.
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.

@@ -42,6 +42,9 @@ type session struct {
 	own    *os.File
 	inSrc  *endpoint
 	outSrc *endpoint
+	inDst  *endpoint // writes the PTY
+	outDst *endpoint // writes the terminal
+	lane   *lane     // runs both directions, or nil (see lane)
 
 	mu  sync.Mutex // guards raw
 	raw bool       // the terminal is taken: TerminalSetup written, raw mode asked for
@@ -132,8 +135,9 @@ func open(cfg Config) (*session, *os.File, error) {
 	if s.own != nil {
 		stdin, stdout = s.own, s.own
 	}
-	s.out = newPump("output", cfg.Output, newEndpoint(stdout, nil), s.cfg.Logf)
-	s.in = newPump("input", cfg.Input, newEndpoint(s.master, nil), s.cfg.Logf)
+	s.outDst, s.inDst = newEndpoint(stdout, nil), newEndpoint(s.master, nil)
+	s.out = newPump("output", cfg.Output, s.outDst, s.cfg.Logf)
+	s.in = newPump("input", cfg.Input, s.inDst, s.cfg.Logf)
 	s.in.src = &source{queued: inputQueued}
 	s.inSrc = newEndpoint(stdin, &s.in.src.taken)
 	s.outSrc = newEndpoint(s.master, &s.outFlight)
@@ -177,6 +181,9 @@ func sameTerminal(f *os.File, fd int) bool {
 // closeOwn closes pbwrap's own descriptor of the terminal, which ends the
 // input pump's read (see pumpInput).
 func (s *session) closeOwn() {
+	if s.lane != nil {
+		s.lane.close()
+	}
 	if s.own != nil {
 		_ = s.own.Close() // Best effort.
 	}
@@ -242,8 +249,12 @@ func readPid(report io.Reader) int {
 // command has exited, and returns its status.
 func (s *session) run(sigc <-chan os.Signal) int {
 	outDone := make(chan struct{})
-	go s.pumpOutput(outDone) // Ends at EOF or EIO from the master; see drain.
-	go s.pumpInput()         // Ends with the input, at the latest when Run closes own; never joined (it may read standard input, blocking, for good).
+	if s.lane = s.newLane(outDone); s.lane != nil {
+		go s.lane.run() // Ends when Run closes it; its helpers end as the pumps do.
+	} else {
+		go s.pumpOutput(outDone) // Ends at EOF or EIO from the master; see drain.
+		go s.pumpInput()         // Ends with the input, at the latest when Run closes own; never joined (it may read standard input, blocking, for good).
+	}
 	waits := make(chan ptyio.WaitState)
 	go s.wait(waits) // Ends when the session process has ended.
 	return s.loop(sigc, waits, outDone)

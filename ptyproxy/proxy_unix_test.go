@@ -180,9 +180,14 @@ func TestTerminalClosedCommandIgnoresHangup(t *testing.T) {
 	term.WaitReport("ready")
 	term.Master.Close()
 	term.WaitReport("input ended")
-	if got := term.Exit(); got != "exit 7" {
-		b, _ := os.ReadFile(logf)
+	got := term.Exit()
+	b, _ := os.ReadFile(logf)
+	if got != "exit 7" {
 		t.Errorf("pbwrap ended with %q, want exit 7; log:\n%s", got, b)
+	}
+	// The output pump ended with the PTY it closed, at once.
+	if bytes.Contains(b, []byte("drain:")) {
+		t.Errorf("the output pump did not end with the PTY; log:\n%s", b)
 	}
 }
 

@@ -1,0 +1,560 @@
+package ptyproxy
+
+import (
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A lane runs both directions in one goroutine, as script(1)'s poll loop
+// does: it waits for the terminal and the PTY in an epoll set of its own,
+// reads whichever has input, and passes it through that direction's pump,
+// on the thread that woke. With a goroutine per direction, a keystroke's
+// round trip wakes two threads, one per direction, and costs the Go
+// scheduler's hand-offs between them; in one thread it costs what a C
+// loop's does (doc/performance.md, "Third pass").
+//
+// While input comes often (for hotFor after the last), the lane waits
+// with a raw epoll_pwait, outside the runtime's poller: the wake-up goes
+// straight to the waiting thread. That wait holds its P, but never for
+// long: epoll_pwait, unlike read(2), is never restarted after a signal
+// handler, whatever SA_RESTART says (signal(7)), so the runtime's
+// preemption signal, sent by a stop-the-world and by its monitor thread to
+// a goroutine that has run 10 ms, ends it with EINTR, and the lane
+// yields. Otherwise, and after such a signal until the next input, the
+// lane waits in Go's poller, where the set itself is registered (an epoll
+// descriptor is readable when its set has events), and costs nothing.
+//
+// The monitor thread sleeps while every P is idle, and waiting in the
+// poller leaves the lane's P idle, so the monitor is usually asleep when
+// the lane turns hot, and a sleeping monitor preempts nothing: typing
+// then costs no wake-up but the keystrokes' own, less CPU than a
+// goroutine per direction in the poller. Awake (it wakes for timers, at
+// least once a minute), it would preempt the raw wait every 10 ms; the
+// lane's first EINTR sends it to the poller instead, which lets the
+// monitor sleep again (doc/performance.md, "Fourth pass").
+//
+// One goroutine must never wait on one direction while the other needs
+// it: a command that writes output without reading its input, to a lane
+// blocked writing that input, would never be read again. So when a write
+// of the direction the lane is running would wait for room, the other
+// direction is handed to a helper goroutine of its own first, which runs
+// it as runPump does, until it is idle with the lane free again, and then
+// hands it back. A read that fails hands its direction to the helper too,
+// with its failure, which the helper handles as runPump does (the end of
+// the input, the background, a hang-up).
+//
+// A file the lane reads that is closed elsewhere (the PTY, when the
+// terminal hangs up) leaves its set without an event: whoever closes it
+// kicks the lane, which then reads each direction it runs once, and a
+// direction whose file is closed goes to its helper, which ends it.
+type lane struct {
+	ep   *os.File // the set, in Go's poller, for idle waits
+	rc   syscall.RawConn
+	epfd int
+	kick int // an eventfd in the set: written to stop the lane, or to have it look again (see poke)
+
+	dirs     [2]*laneDir
+	stepping atomic.Int32 // the direction the lane is running (its index + 1), 0 for none
+	hot      time.Time    // wait raw until then
+	rawOK    bool         // the runtime allows a raw wait (see rawAllowed)
+	due      time.Time    // the read deadline set on ep
+	events   [3]unix.EpollEvent
+	n        int          // events found by the last wait
+	colds    atomic.Int64 // waits in the poller so far, for the tests
+	waitFn   func(fd uintptr) bool
+
+	mu       sync.Mutex
+	blocked  bool // the lane waits in a write (guarded by mu)
+	stopped  bool // guarded by mu
+	released bool // the set and kick are closed (guarded by mu)
+}
+
+// A laneDir is one direction of a lane.
+type laneDir struct {
+	l     *lane
+	index int
+	p     *pump
+	src   *endpoint
+	feed  func([]byte) time.Time
+	ends  func(error) bool
+	ended func() // called once the direction has ended
+	due   time.Time
+
+	// The lane's read in progress, for readFn, bound once so that a step
+	// allocates nothing.
+	buf    []byte
+	n      int
+	errno  syscall.Errno
+	readFn func(fd uintptr)
+
+	// Guarded by l.mu.
+	withHelper bool  // the helper runs the direction, not the lane
+	failed     error // the failure of the lane's last read, for the helper
+	over       bool  // the direction has ended
+	helping    bool  // the helper goroutine has started
+	wake       chan struct{}
+}
+
+// hotFor is how long after its last input the lane waits raw. A
+// variable for the tests.
+var hotFor = time.Second
+
+// handBackAfter is how long a helper's direction must be idle before it
+// is handed back to the lane.
+const handBackAfter = 20 * time.Millisecond
+
+// newLane returns a lane for the session's two directions, or nil if
+// there can be none: a side not in Go's poller, no epoll set, or a
+// runtime that does not allow a raw wait (see rawAllowed).
+func (s *session) newLane(outDone chan<- struct{}) *lane {
+	if !s.inSrc.polled() || !s.outSrc.polled() || !s.inDst.polled() || !s.outDst.polled() || !rawAllowed() {
+		return nil
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	l := &lane{epfd: epfd, rawOK: true}
+	kick, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		_ = unix.Close(epfd)
+		return nil
+	}
+	l.kick = kick
+	l.dirs[0] = &laneDir{l: l, index: 0, p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds, ended: func() {}}
+	l.dirs[1] = &laneDir{l: l, index: 1, p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds, ended: func() { close(outDone) }}
+	ok := l.ctl(unix.EPOLL_CTL_ADD, kick, -1)
+	for _, d := range l.dirs {
+		d.wake = make(chan struct{}, 1)
+		d.readFn = d.read
+		ok = ok && d.ctl(unix.EPOLL_CTL_ADD)
+	}
+	if ok {
+		_ = unix.SetNonblock(epfd, true)
+		l.ep = os.NewFile(uintptr(epfd), "epoll")
+		if l.ep.SetReadDeadline(time.Time{}) == nil {
+			l.rc, err = l.ep.SyscallConn()
+		}
+	}
+	if l.rc == nil {
+		if l.ep != nil {
+			_ = l.ep.Close()
+		} else {
+			_ = unix.Close(epfd)
+		}
+		_ = unix.Close(kick)
+		return nil
+	}
+	l.waitFn = l.pollWait
+	// A write that would wait for room first frees the other direction.
+	s.inDst.waits = func() { l.writeWaits(0) }
+	s.outDst.waits = func() { l.writeWaits(1) }
+	return l
+}
+
+// rawAllowed reports whether the runtime lets a raw wait hold a P: with
+// two Ps at least, so that a wait leaves one for everything else, and
+// with asynchronous preemption, whose signal is what ends the wait when
+// the runtime needs the P (GODEBUG=asyncpreemptoff=1 turns it off, and a
+// stop-the-world would then wait for the raw wait to time out).
+func rawAllowed() bool {
+	return runtime.GOMAXPROCS(0) >= 2 && !asyncPreemptOff(os.Getenv("GODEBUG"))
+}
+
+// asyncPreemptOff reports whether the GODEBUG value godebug turns
+// asynchronous preemption off: its last asyncpreemptoff setting is 1.
+func asyncPreemptOff(godebug string) bool {
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "asyncpreemptoff" {
+			off = v == "1"
+		}
+	}
+	return off
+}
+
+// ctl adds (or removes) fd to the set, its events tagged with the index
+// of its direction (-1: the kick).
+func (l *lane) ctl(op, fd, index int) bool {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(index)}
+	return unix.EpollCtl(l.epfd, op, fd, &ev) == nil
+}
+
+// ctl adds d's input to the set, or removes it, while its file is open:
+// a descriptor closed meanwhile, and its number taken by another file,
+// is never added.
+func (d *laneDir) ctl(op int) bool {
+	ok := false
+	_ = d.src.rc.Control(func(fd uintptr) { ok = d.l.ctl(op, int(fd), d.index) }) // Fails only when closed.
+	return ok
+}
+
+// run is the lane's goroutine: it ends when the session is over.
+func (l *lane) run() {
+	defer guard()
+	defer l.release()
+	buf := make([]byte, ioBufSize)
+	for {
+		if !l.wait(l.nextDue()) {
+			return
+		}
+		kicked := false
+		for _, ev := range l.events[:l.n] {
+			if ev.Fd >= 0 {
+				l.step(l.dirs[ev.Fd], buf)
+			} else {
+				kicked = true
+			}
+		}
+		if kicked {
+			l.lookAgain(buf)
+		}
+		l.expire()
+	}
+}
+
+// lookAgain takes the kick, and reads once each direction the lane runs:
+// one whose file was closed goes to its helper (see step).
+func (l *lane) lookAgain(buf []byte) {
+	var count [8]byte
+	_, _ = rawRead(l.kick, count[:]) // Resets it: the set is level-triggered.
+	l.mu.Lock()
+	stopped := l.stopped
+	l.mu.Unlock()
+	if stopped {
+		return // What is typed now is the shell's.
+	}
+	for _, d := range l.dirs {
+		l.step(d, buf)
+	}
+}
+
+// nextDue is the earliest deadline of the directions the lane runs.
+func (l *lane) nextDue() time.Time {
+	var due time.Time
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range l.dirs {
+		if !d.withHelper && !d.over && !d.due.IsZero() && (due.IsZero() || d.due.Before(due)) {
+			due = d.due
+		}
+	}
+	return due
+}
+
+// wait waits for input on the set until due (the zero time: no
+// deadline), raw while hot, in the poller otherwise. It returns false
+// once the session is over.
+func (l *lane) wait(due time.Time) bool {
+	l.n = 0
+	for {
+		l.mu.Lock()
+		stopped := l.stopped
+		l.mu.Unlock()
+		if stopped {
+			return false
+		}
+		now := time.Now()
+		if !due.IsZero() && !now.Before(due) {
+			return true
+		}
+		if !now.Before(l.hot) || !l.rawOK {
+			return l.coldWait(due)
+		}
+		end := l.hot
+		if !due.IsZero() && due.Before(end) {
+			end = due
+		}
+		ms := int((end.Sub(now) + time.Millisecond - 1) / time.Millisecond)
+		n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(ms), 0, 0)
+		switch {
+		case errno == unix.EINTR:
+			// Most likely a preemption request: let it happen, and wait
+			// in the poller until the next input (see hot).
+			l.hot = time.Time{}
+			runtime.Gosched()
+		case errno != 0:
+			l.hot = time.Time{}
+		case n > 0:
+			l.n = int(n)
+			return true
+		}
+	}
+}
+
+// coldWait waits in Go's poller until the set has events or due passes.
+func (l *lane) coldWait(due time.Time) bool {
+	l.colds.Add(1)
+	if !due.Equal(l.due) {
+		if err := l.ep.SetReadDeadline(due); err != nil {
+			return false
+		}
+		l.due = due
+	}
+	err := l.rc.Read(l.waitFn)
+	l.rawOK = rawAllowed() // GOMAXPROCS may have changed meanwhile.
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return true
+	case err != nil:
+		return false
+	}
+	return true
+}
+
+// pollWait is the poller's callback for coldWait: it takes the events the
+// set has, and reports false, to wait, if there are none.
+func (l *lane) pollWait(fd uintptr) bool {
+	n, errno := epollNow(int(fd), l.events[:])
+	if errno != 0 && errno != unix.EINTR {
+		return true
+	}
+	l.n = n
+	return n > 0
+}
+
+// epollNow takes the events the set epfd has, without waiting.
+func epollNow(epfd int, events []unix.EpollEvent) (int, syscall.Errno) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	return int(n), errno
+}
+
+// step reads d's input once and passes it through d's pump; a failed read
+// hands d to its helper, which handles the failure.
+func (l *lane) step(d *laneDir, buf []byte) {
+	l.mu.Lock()
+	mine := !d.withHelper && !d.over
+	l.mu.Unlock()
+	if !mine {
+		return
+	}
+	l.stepping.Store(int32(d.index + 1))
+	defer l.stepDone()
+	d.buf, d.n, d.errno = buf, 0, 0
+	refused := d.src.rc.Control(d.readFn) != nil
+	n, errno := d.n, d.errno
+	d.buf = nil
+	var failed error
+	switch {
+	case refused:
+		failed = closed("read", d.src.f)
+	case n > 0 && errno == 0:
+		d.due = d.feed(buf[:n])
+		l.hot = time.Now().Add(hotFor)
+	case errno == unix.EAGAIN:
+	case errno != 0:
+		failed = errno
+	default:
+		failed = io.EOF
+	}
+	if d.src.held != nil {
+		d.src.held.Store(false)
+	}
+	if failed != nil {
+		l.handOver(d, failed)
+		runtime.Gosched() // The helper was made ready on this P: let it run.
+	}
+}
+
+// read is the callback of a step's read: it reads d's input once, into
+// d.buf, without waiting. The descriptor is valid meanwhile: Control
+// holds the file open.
+func (d *laneDir) read(fd uintptr) {
+	if d.src.held != nil {
+		d.src.held.Store(true) // Before the bytes leave the kernel: see source.
+	}
+	for {
+		d.n, d.errno = rawRead(int(fd), d.buf)
+		if d.errno != unix.EINTR {
+			return
+		}
+	}
+}
+
+// stepDone ends a step: the lane is free again.
+func (l *lane) stepDone() {
+	l.stepping.Store(0)
+	l.mu.Lock()
+	l.blocked = false
+	l.mu.Unlock()
+}
+
+// expire lets the pump of each direction the lane runs flush what it
+// holds once its deadline has passed.
+func (l *lane) expire() {
+	now := time.Now()
+	for _, d := range l.dirs {
+		l.mu.Lock()
+		mine := !d.withHelper && !d.over
+		l.mu.Unlock()
+		if !mine || d.due.IsZero() || now.Before(d.due) {
+			continue
+		}
+		l.stepping.Store(int32(d.index + 1))
+		d.due = d.p.expire()
+		l.stepDone()
+	}
+}
+
+// writeWaits runs when a write of direction index is about to wait for
+// room. If the lane is the writer, the other direction goes to its helper
+// first, so that it does not wait too.
+func (l *lane) writeWaits(index int) {
+	if l.stepping.Load() != int32(index+1) {
+		return // Not the lane's write (the session's own, say).
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.blocked = true
+	if other := l.dirs[1-index]; !other.withHelper && !other.over {
+		l.handOverLocked(other, nil)
+	}
+}
+
+// handOver gives d to its helper, with the failure of the lane's read of
+// it, if any, for the helper to handle first.
+func (l *lane) handOver(d *laneDir, failed error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.handOverLocked(d, failed)
+}
+
+func (l *lane) handOverLocked(d *laneDir, failed error) {
+	if d.withHelper || d.over || l.stopped {
+		return
+	}
+	d.withHelper = true
+	d.failed = failed
+	d.ctl(unix.EPOLL_CTL_DEL) // Fails only if d's file is closed, which removed it.
+	if !d.helping {
+		d.helping = true
+		go d.help()
+	}
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// help is d's helper goroutine: it runs d whenever the lane hands it over,
+// until d ends or the session is over.
+func (d *laneDir) help() {
+	defer guard()
+	buf := make([]byte, ioBufSize)
+	for range d.wake {
+		if !d.run(buf) {
+			return
+		}
+	}
+}
+
+// run runs d as runPump does, starting with the failure the lane handed
+// over, if any, until d has been idle for handBackAfter with the lane
+// free and nothing owed to its filter, when it hands d back and returns
+// true, or d ends.
+func (d *laneDir) run(buf []byte) bool {
+	d.l.mu.Lock()
+	err := d.failed
+	d.failed = nil
+	d.l.mu.Unlock()
+	for ; ; err = nil {
+		if err == nil {
+			wait := time.Now().Add(handBackAfter)
+			if !d.due.IsZero() && d.due.Before(wait) {
+				wait = d.due
+			}
+			var n int
+			n, err = d.src.read(buf, wait)
+			if n > 0 {
+				d.due = d.feed(buf[:n])
+			}
+			if d.src.held != nil {
+				d.src.held.Store(false)
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if !d.due.IsZero() && !time.Now().Before(d.due) {
+				d.due = d.p.expire()
+			} else if d.due.IsZero() && d.handBack() {
+				return true
+			}
+		case d.ends(err):
+			d.l.mu.Lock()
+			d.over = true
+			d.l.mu.Unlock()
+			d.ended()
+			return false
+		}
+	}
+}
+
+// handBack gives d back to the lane, unless the lane waits in a write or
+// the session is over.
+func (d *laneDir) handBack() bool {
+	l := d.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.blocked || l.stopped {
+		return false
+	}
+	if !d.ctl(unix.EPOLL_CTL_ADD) {
+		return false // d's file is closed: its read will say so.
+	}
+	d.withHelper = false
+	l.pokeLocked() // The lane's wait may have begun without d's deadline.
+	return true
+}
+
+// release closes the set and the kick, once the lane has ended.
+func (l *lane) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopped = true // Helpers hand nothing back any more.
+	l.released = true
+	for _, d := range l.dirs {
+		close(d.wake) // An idle helper ends; a busy one ends with its file.
+	}
+	_ = l.ep.Close()
+	_ = unix.Close(l.kick)
+}
+
+// close ends the lane: its goroutine returns, helpers are left to end
+// with their files, as the pumps' goroutines are.
+func (l *lane) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopped = true
+	l.pokeLocked()
+}
+
+// poke has the lane look again at each direction it runs: to be called
+// after closing a file it may be reading.
+func (l *lane) poke() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pokeLocked()
+}
+
+// pokeLocked wakes the lane's wait. l.mu must be held, which keeps the
+// kick open (see release).
+func (l *lane) pokeLocked() {
+	if l.released {
+		return
+	}
+	one := uint64(1)
+	_, _ = unix.Write(l.kick, (*[8]byte)(unsafe.Pointer(&one))[:]) // Cannot block: an eventfd's count does not fill up here.
+}

@@ -1,0 +1,310 @@
+package ptyproxy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"github.com/pbwrap/pbwrap/internal/ptytest"
+)
+
+// laneRig is a session whose terminal and PTY are pipes, run by a lane:
+// what the test writes to typed comes out of toCommand, what it writes to
+// printed comes out of shown.
+type laneRig struct {
+	s                 *session
+	l                 *lane
+	typed, printed    *os.File // the test writes these
+	toCommand, shown  *os.File // the test reads these
+	outDone, laneDone chan struct{}
+}
+
+func newLaneRig(t *testing.T, input Filter) *laneRig {
+	r := newIdleLaneRig(t, input)
+	go func() {
+		defer close(r.laneDone)
+		r.l.run()
+	}()
+	t.Cleanup(func() {
+		r.l.close()
+		select {
+		case <-r.laneDone:
+		case <-time.After(ptytest.Watchdog):
+			t.Error("the lane did not end once closed")
+		}
+	})
+	return r
+}
+
+// newIdleLaneRig is newLaneRig without the lane's goroutine.
+func newIdleLaneRig(t *testing.T, input Filter) *laneRig {
+	t.Helper()
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("a lane needs two Ps")
+	}
+	inR, typed := testPipe(t, true)
+	toCommand, inW := testPipe(t, true)
+	outR, printed := testPipe(t, true)
+	shown, outW := testPipe(t, true)
+	r := &laneRig{typed: typed, printed: printed, toCommand: toCommand, shown: shown,
+		outDone: make(chan struct{}), laneDone: make(chan struct{})}
+	s := &session{cfg: Config{Logf: t.Logf}}
+	s.inSrc, s.outSrc = newEndpoint(inR, nil), newEndpoint(outR, nil)
+	s.inDst, s.outDst = newEndpoint(inW, nil), newEndpoint(outW, nil)
+	s.in = newPump("input", input, s.inDst, t.Logf)
+	s.out = newPump("output", nil, s.outDst, t.Logf)
+	r.s, r.l = s, s.newLane(r.outDone)
+	if r.l == nil {
+		t.Fatal("no lane for pipes in the poller")
+	}
+	return r
+}
+
+// readN reads exactly n bytes from f, or fails at the watchdog.
+func readN(t *testing.T, f *os.File, n int) []byte {
+	t.Helper()
+	f.SetReadDeadline(time.Now().Add(ptytest.Watchdog))
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(f, buf); err != nil {
+		t.Fatalf("read %d bytes: %v", n, err)
+	}
+	return buf
+}
+
+// Both directions pass every byte, in order, however they interleave.
+func TestLaneCopiesBothWays(t *testing.T) {
+	r := newLaneRig(t, nil)
+	var in, out bytes.Buffer
+	for i := range 200 {
+		k := []byte{byte('a' + i%26)}
+		line := []byte(strings.Repeat(string(k), i%50+1) + "\n")
+		r.typed.Write(k)
+		r.printed.Write(line)
+		in.Write(k)
+		out.Write(line)
+	}
+	if got := readN(t, r.toCommand, in.Len()); !bytes.Equal(got, in.Bytes()) {
+		t.Errorf("input: got %q, want %q", got, in.Bytes())
+	}
+	if got := readN(t, r.shown, out.Len()); !bytes.Equal(got, out.Bytes()) {
+		t.Errorf("output: got %d bytes, want %d, not the same", len(got), out.Len())
+	}
+}
+
+// While the lane waits to write output the terminal does not take, typed
+// input still reaches the command (the input goes to its helper): a
+// command that prints without reading is never left waiting on a wrapper
+// that waits on it. Then the output goes through whole.
+func TestLaneWriteThatWaitsFreesTheOtherDirection(t *testing.T) {
+	r := newLaneRig(t, nil)
+	flood := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB: more than a pipe holds.
+	go r.printed.Write(flood)
+	time.Sleep(50 * time.Millisecond) // The lane now waits to write output.
+	r.typed.Write([]byte("typed"))
+	if got := readN(t, r.toCommand, 5); string(got) != "typed" {
+		t.Fatalf("input while the output waits: %q", got)
+	}
+	if got := readN(t, r.shown, len(flood)); !bytes.Equal(got, flood) {
+		t.Fatal("the output did not come through whole")
+	}
+	// Both directions are the lane's again, and still pass input.
+	r.typed.Write([]byte("again"))
+	if got := readN(t, r.toCommand, 5); string(got) != "again" {
+		t.Fatalf("input afterwards: %q", got)
+	}
+}
+
+// A lane waiting raw holds a P, but not for good: with a single P left,
+// the garbage collector and other goroutines still run (the runtime's
+// preemption signal ends epoll_pwait with EINTR, and the lane yields). A
+// wait that the kernel restarts after signals, as read(2), would hang.
+func TestLaneYieldsToOthers(t *testing.T) {
+	r := newLaneRig(t, nil)
+	r.typed.Write([]byte("k")) // The lane is hot from now on.
+	readN(t, r.toCommand, 1)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ran := make(chan struct{})
+	go func() {
+		for range 3 {
+			time.Sleep(20 * time.Millisecond)
+			runtime.GC()
+		}
+		close(ran)
+	}()
+	select {
+	case <-ran:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("other goroutines did not run beside the lane")
+	}
+	r.typed.Write([]byte("x"))
+	if got := readN(t, r.toCommand, 1); string(got) != "x" {
+		t.Fatalf("input afterwards: %q", got)
+	}
+}
+
+// A preemption signal sends the lane from its raw wait to the poller
+// until the next input, however long it would have stayed hot: a
+// monitor thread that is awake would otherwise preempt it every 10 ms
+// for as long as it is hot. The next input makes it hot again.
+func TestLanePreemptedGoesCold(t *testing.T) {
+	defer func(d time.Duration) { hotFor = d }(hotFor)
+	hotFor = time.Hour
+	r := newLaneRig(t, nil)
+	for _, k := range []string{"a", "b"} {
+		r.typed.Write([]byte(k))
+		readN(t, r.toCommand, 1)
+		colds := r.l.colds.Load()
+		runtime.GC() // Stops the world: the lane's thread gets the signal.
+		deadline := time.Now().Add(ptytest.Watchdog)
+		for r.l.colds.Load() == colds {
+			if time.Now().After(deadline) {
+				t.Fatalf("after %q and a collection, the lane still waits raw", k)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// The input filter's deadline is kept: what it holds is flushed then, by
+// the lane, without more input.
+func TestLaneFlushesAtDeadline(t *testing.T) {
+	r := newLaneRig(t, &holdEsc{hold: 20 * time.Millisecond})
+	r.typed.Write([]byte("a\x1b"))
+	if got := readN(t, r.toCommand, 2); string(got) != "A\x1b" {
+		t.Fatalf("got %q, want the held ESC after the deadline", got)
+	}
+}
+
+// A deadline the input filter set while the helper ran the input is kept
+// once the helper hands it back: the lane flushes what the filter holds
+// then, with no more input. (The lane's wait had begun without it, and
+// the ESC waited for the next byte.)
+func TestLaneDeadlineKeptThroughHandBack(t *testing.T) {
+	r := newLaneRig(t, &holdEsc{hold: 3 * handBackAfter})
+	flood := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB: more than a pipe holds.
+	go r.printed.Write(flood)
+	time.Sleep(50 * time.Millisecond) // The lane now waits to write output: the input is the helper's.
+	r.typed.Write([]byte("a\x1b"))
+	if got := readN(t, r.toCommand, 1); string(got) != "A" {
+		t.Fatalf("got %q, want A", got)
+	}
+	readN(t, r.shown, len(flood)) // The lane is free again.
+	if got := readN(t, r.toCommand, 1); string(got) != "\x1b" {
+		t.Fatalf("got %q, want the held ESC", got)
+	}
+}
+
+// A file the lane reads, closed elsewhere (the PTY, when the terminal
+// hangs up), leaves the lane's set without an event; poked, the lane
+// finds it closed and its direction ends, as runPump's does.
+func TestLaneSourceClosedElsewhere(t *testing.T) {
+	r := newLaneRig(t, nil)
+	r.printed.Write([]byte("x"))
+	readN(t, r.shown, 1)
+	r.s.outSrc.f.Close()
+	r.l.poke()
+	select {
+	case <-r.outDone:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("the output's end was not told after its file was closed")
+	}
+	r.typed.Write([]byte("on"))
+	if got := readN(t, r.toCommand, 2); string(got) != "on" {
+		t.Fatalf("input afterwards: %q", got)
+	}
+}
+
+// A read that fails once and would not fail again (an end of input typed
+// on a cooked terminal: a read returns nothing, once) is handled as
+// runPump handles it: the helper gets the failure the lane met instead of
+// reading again, which would wait for more input.
+func TestLaneFailureGoesToHelper(t *testing.T) {
+	m, slave, err := ptyio.OpenPTY()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cooked, err := os.OpenFile(slave.Name(), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(); slave.Close(); cooked.Close() })
+	r := newIdleLaneRig(t, nil)
+	t.Cleanup(r.l.release)
+	r.s.inSrc = newEndpoint(cooked, nil)
+	l := r.s.newLane(r.outDone)
+	ended := make(chan error, 1)
+	l.dirs[0].ends = func(err error) bool { ended <- err; return true }
+	go l.run()
+	t.Cleanup(l.close)
+	m.Write([]byte("ab\n\x04")) // A line, then VEOF.
+	if got := readN(t, r.toCommand, 3); string(got) != "ab\n" {
+		t.Fatalf("got %q", got)
+	}
+	select {
+	case err := <-ended:
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("the input ended with %v, want EOF", err)
+		}
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("the end of input typed on a cooked terminal was never met")
+	}
+}
+
+func TestAsyncPreemptOff(t *testing.T) {
+	for godebug, want := range map[string]bool{
+		"":                                    false,
+		"asyncpreemptoff=1":                   true,
+		"gctrace=1,asyncpreemptoff=1":         true,
+		"asyncpreemptoff=1,asyncpreemptoff=0": false,
+		"asyncpreemptoff=0":                   false,
+		" asyncpreemptoff=1 ":                 true,
+		"xasyncpreemptoff=1":                  false,
+		"asyncpreemptoff=10":                  false,
+	} {
+		if got := asyncPreemptOff(godebug); got != want {
+			t.Errorf("asyncPreemptOff(%q) = %v, want %v", godebug, got, want)
+		}
+	}
+}
+
+// The end of the output ends its direction, through the helper, which
+// says so (outDone); the input goes on.
+func TestLaneOutputEnds(t *testing.T) {
+	r := newLaneRig(t, nil)
+	r.printed.Write([]byte("last"))
+	r.printed.Close()
+	if got := readN(t, r.shown, 4); string(got) != "last" {
+		t.Fatalf("got %q", got)
+	}
+	select {
+	case <-r.outDone:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("the end of the output was not told")
+	}
+	r.typed.Write([]byte("still"))
+	if got := readN(t, r.toCommand, 5); string(got) != "still" {
+		t.Fatalf("input after the output's end: %q", got)
+	}
+}
+
+// A keystroke through the lane allocates nothing.
+func TestLaneStepAllocs(t *testing.T) {
+	r := newIdleLaneRig(t, nil)
+	t.Cleanup(r.l.release)
+	buf, got, key := make([]byte, ioBufSize), make([]byte, 8), []byte("k")
+	allocs := testing.AllocsPerRun(100, func() {
+		r.typed.Write(key)
+		r.l.step(r.l.dirs[0], buf)
+		r.toCommand.Read(got)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per keystroke, want 0", allocs)
+	}
+}
