@@ -29,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
@@ -396,9 +397,17 @@ const noBurstName = "pbwrap-noburst"
 // pbwrap, held until it ends: no one types 2000 keys a second.
 var keyInterval = 20 * time.Millisecond
 
-// measureLatency types one key at a time into each variant in turn, a
-// round every keyInterval, each round starting with the next variant, and
-// times its echo: the keystroke round trip through the wrapper and back.
+// order is the order in which the variants take their turns: shuffled
+// anew each time, so that none always comes first, and none always
+// follows the same other one (a variant's latency depends on what ran
+// just before it: with the order only rotated, two copies of one binary
+// differed by 0.05x script's overhead, always the same one ahead). The
+// seed is fixed, so that two runs take the same orders.
+var order = rand.New(rand.NewPCG(1, 2))
+
+// measureLatency types one key at a time into each variant in turn (see
+// order), a round every keyInterval, and times its echo: the keystroke
+// round trip through the wrapper and back.
 func measureLatency(self string, vs []variant, keys int) ([][]time.Duration, error) {
 	procs := make([]*running, len(vs))
 	for i, v := range vs {
@@ -419,8 +428,7 @@ func measureLatency(self string, vs []variant, keys int) ([][]time.Duration, err
 		time.Sleep(time.Until(next))
 		next = time.Now().Add(keyInterval)
 		key := []byte{'a' + byte(k%26)}
-		for j := range procs {
-			i := (j + k) % len(procs) // Each variant in each place of the round in turn: none always first.
+		for _, i := range order.Perm(len(procs)) {
 			r := procs[i]
 			t0 := time.Now()
 			if _, err := r.master.Write(key); err != nil {
@@ -448,7 +456,8 @@ func measureThroughput(self string, vs []variant, floodMB, runs int) (rates, cpu
 	total := floodMB << 20
 	buf := make([]byte, 256<<10)
 	for range runs {
-		for i, v := range vs {
+		for _, i := range order.Perm(len(vs)) {
+			v := vs[i]
 			r, err := start(v.argv([]string{self, "child-flood", strconv.Itoa(total)}))
 			if err != nil {
 				return nil, nil, err
@@ -589,7 +598,8 @@ func list(f []float64, format string) string {
 func measureStartup(self string, vs []variant, n int) ([][]time.Duration, error) {
 	res := make([][]time.Duration, len(vs))
 	for range n {
-		for i, v := range vs {
+		for _, i := range order.Perm(len(vs)) {
+			v := vs[i]
 			t0 := time.Now()
 			r, err := start(v.argv([]string{self, "child-echo"}))
 			if err != nil {
