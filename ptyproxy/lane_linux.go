@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,8 @@ import (
 // scheduler's hand-offs between them; in one thread it costs what a C
 // loop's does (doc/performance.md, "Third pass").
 //
-// While input comes often (for hotFor after the last), the lane waits
+// While bytes come often, either way (for hotFor after the last read that
+// brought some: a keystroke, its echo, output), the lane waits
 // with a raw epoll_pwait, outside the runtime's poller: the wake-up goes
 // straight to the waiting thread. That wait holds its P, but never for
 // long: epoll_pwait, unlike read(2), is never restarted after a signal
@@ -105,8 +107,8 @@ type laneDir struct {
 	wake       chan struct{}
 }
 
-// hotFor is how long after its last input the lane waits raw. A
-// variable for the tests.
+// hotFor is how long after its last read that brought bytes the lane
+// waits raw. A variable for the tests.
 var hotFor = time.Second
 
 // handBackAfter is how long a helper's direction must be idle before it
@@ -165,22 +167,41 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 // rawAllowed reports whether the runtime lets a raw wait hold a P: with
 // two Ps at least, so that a wait leaves one for everything else, and
 // with asynchronous preemption, whose signal is what ends the wait when
-// the runtime needs the P (GODEBUG=asyncpreemptoff=1 turns it off, and a
-// stop-the-world would then wait for the raw wait to time out).
+// the runtime needs the P (without it a stop-the-world would wait for the
+// raw wait to time out). The runtime reads GODEBUG once, at the start, as
+// preemptOff does; settings compiled in (//go:debug) are not seen, and
+// pbwrap has none.
 func rawAllowed() bool {
-	return runtime.GOMAXPROCS(0) >= 2 && !asyncPreemptOff(os.Getenv("GODEBUG"))
+	return runtime.GOMAXPROCS(0) >= 2 && !preemptOffAtStart
 }
 
-// asyncPreemptOff reports whether the GODEBUG value godebug turns
-// asynchronous preemption off: its last asyncpreemptoff setting is 1.
-func asyncPreemptOff(godebug string) bool {
-	off := false
-	for _, kv := range strings.Split(godebug, ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "asyncpreemptoff" {
-			off = v == "1"
+// preemptOffAtStart is preemptOff of the GODEBUG pbwrap started with.
+var preemptOffAtStart = preemptOff(os.Getenv("GODEBUG"))
+
+// preemptOff reports whether the GODEBUG value godebug turns the
+// runtime's asynchronous preemption off, read as the runtime reads it at
+// the start: fields left to right, the last of a name winning, a value
+// that is not a number ignored; asyncpreemptoff other than 0 turns it
+// off, and so does gccheckmark above 0.
+func preemptOff(godebug string) bool {
+	var asyncOff, checkmark int64
+	for _, field := range strings.Split(godebug, ",") {
+		key, value, ok := strings.Cut(field, "=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil {
+			continue
+		}
+		switch key {
+		case "asyncpreemptoff":
+			asyncOff = n
+		case "gccheckmark":
+			checkmark = n
 		}
 	}
-	return off
+	return asyncOff != 0 || checkmark > 0
 }
 
 // ctl adds (or removes) fd to the set, its events tagged with the index
@@ -206,6 +227,7 @@ func (l *lane) run() {
 	buf := make([]byte, ioBufSize)
 	for {
 		if !l.wait(l.nextDue()) {
+			l.leave()
 			return
 		}
 		kicked := false
@@ -220,6 +242,17 @@ func (l *lane) run() {
 			l.lookAgain(buf)
 		}
 		l.expire()
+	}
+}
+
+// leave, when the lane ends before the session closed it (its wait in
+// the poller failed), hands the directions it runs to their helpers,
+// which run them until they end.
+func (l *lane) leave() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range l.dirs {
+		l.handOverLocked(d, nil) // Nothing, once the session has closed the lane.
 	}
 }
 
@@ -303,7 +336,7 @@ func (l *lane) coldWait(due time.Time) bool {
 		l.due = due
 	}
 	err := l.rc.Read(l.waitFn)
-	l.rawOK = rawAllowed() // GOMAXPROCS may have changed meanwhile.
+	l.rawOK = rawAllowed() // GOMAXPROCS may have changed meanwhile (a lock, once per wait in the poller).
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return true
@@ -341,7 +374,6 @@ func (l *lane) step(d *laneDir, buf []byte) {
 		return
 	}
 	l.stepping.Store(int32(d.index + 1))
-	defer l.stepDone()
 	d.buf, d.n, d.errno = buf, 0, 0
 	refused := d.src.rc.Control(d.readFn) != nil
 	n, errno := d.n, d.errno
@@ -362,6 +394,7 @@ func (l *lane) step(d *laneDir, buf []byte) {
 	if d.src.held != nil {
 		d.src.held.Store(false)
 	}
+	l.stepDone() // (A panic in feed ends the process: see guard.)
 	if failed != nil {
 		l.handOver(d, failed)
 		runtime.Gosched() // The helper was made ready on this P: let it run.
@@ -412,11 +445,11 @@ func (l *lane) expire() {
 // room. If the lane is the writer, the other direction goes to its helper
 // first, so that it does not wait too.
 func (l *lane) writeWaits(index int) {
-	if l.stepping.Load() != int32(index+1) {
-		return // Not the lane's write (the session's own, say).
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.stepping.Load() != int32(index+1) {
+		return // Not the lane's write (the session's own, say), or its step is over.
+	}
 	l.blocked = true
 	if other := l.dirs[1-index]; !other.withHelper && !other.over {
 		l.handOverLocked(other, nil)

@@ -257,19 +257,52 @@ func TestLaneFailureGoesToHelper(t *testing.T) {
 	}
 }
 
-func TestAsyncPreemptOff(t *testing.T) {
+// A lane whose own wait fails (nothing does that but this test) leaves
+// both directions to their helpers instead of to nobody.
+func TestLaneThatEndsLeavesItsDirections(t *testing.T) {
+	defer func(d time.Duration) { hotFor = d }(hotFor)
+	hotFor = 0 // Always in the poller.
+	r := newLaneRig(t, nil)
+	r.typed.Write([]byte("a"))
+	readN(t, r.toCommand, 1)
+	r.l.ep.Close() // The lane's wait in the poller fails: it ends.
+	select {
+	case <-r.laneDone:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("the lane did not end")
+	}
+	r.typed.Write([]byte("b"))
+	r.printed.Write([]byte("out"))
+	if got := readN(t, r.toCommand, 1); string(got) != "b" {
+		t.Fatalf("input afterwards: %q", got)
+	}
+	if got := readN(t, r.shown, 3); string(got) != "out" {
+		t.Fatalf("output afterwards: %q", got)
+	}
+}
+
+// GODEBUG is read as the runtime reads it: a raw wait where preemption
+// is off would hold up every stop-the-world until it timed out.
+func TestPreemptOff(t *testing.T) {
 	for godebug, want := range map[string]bool{
 		"":                                    false,
 		"asyncpreemptoff=1":                   true,
+		"asyncpreemptoff=2":                   true,
+		"asyncpreemptoff=-1":                  true,
 		"gctrace=1,asyncpreemptoff=1":         true,
 		"asyncpreemptoff=1,asyncpreemptoff=0": false,
+		"asyncpreemptoff=0,asyncpreemptoff=1": true,
+		"asyncpreemptoff=1,asyncpreemptoff=x": true, // Not a number: ignored.
 		"asyncpreemptoff=0":                   false,
-		" asyncpreemptoff=1 ":                 true,
+		" asyncpreemptoff=1":                  false, // Not the name.
 		"xasyncpreemptoff=1":                  false,
-		"asyncpreemptoff=10":                  false,
+		"asyncpreemptoff":                     false,
+		"gccheckmark=1":                       true,
+		"gccheckmark=0":                       false,
+		"gccheckmark=1,gccheckmark=0":         false,
 	} {
-		if got := asyncPreemptOff(godebug); got != want {
-			t.Errorf("asyncPreemptOff(%q) = %v, want %v", godebug, got, want)
+		if got := preemptOff(godebug); got != want {
+			t.Errorf("preemptOff(%q) = %v, want %v", godebug, got, want)
 		}
 	}
 }
