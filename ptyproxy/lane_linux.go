@@ -83,14 +83,10 @@ type lane struct {
 
 // A laneDir is one direction of a lane.
 type laneDir struct {
-	l     *lane
-	index int
-	p     *pump
-	src   *endpoint
-	feed  func([]byte) time.Time
-	ends  func(error) bool
-	ended func() // called once the direction has ended
-	due   time.Time
+	pumpLoop // p, src, feed, ends, due; run by the helper (see laneDir.run)
+	l        *lane
+	index    int
+	ended    func() // called once the direction has ended
 
 	// The lane's read in progress, for readFn, bound once so that a step
 	// allocates nothing.
@@ -133,8 +129,8 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 		return nil
 	}
 	l.kick = kick
-	l.dirs[0] = &laneDir{l: l, index: 0, p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds, ended: func() {}}
-	l.dirs[1] = &laneDir{l: l, index: 1, p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds, ended: func() { close(outDone) }}
+	l.dirs[0] = &laneDir{pumpLoop: pumpLoop{p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds}, l: l, index: 0, ended: func() {}}
+	l.dirs[1] = &laneDir{pumpLoop: pumpLoop{p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds}, l: l, index: 1, ended: func() { close(outDone) }}
 	ok := l.ctl(unix.EPOLL_CTL_ADD, kick, -1)
 	for _, d := range l.dirs {
 		d.wake = make(chan struct{}, 1)
@@ -499,40 +495,17 @@ func (d *laneDir) help() {
 // true, or d ends.
 func (d *laneDir) run(buf []byte) bool {
 	d.l.mu.Lock()
-	err := d.failed
+	failed := d.failed
 	d.failed = nil
 	d.l.mu.Unlock()
-	for ; ; err = nil {
-		if err == nil {
-			wait := time.Now().Add(handBackAfter)
-			if !d.due.IsZero() && d.due.Before(wait) {
-				wait = d.due
-			}
-			var n int
-			n, err = d.src.read(buf, wait)
-			if n > 0 {
-				d.due = d.feed(buf[:n])
-			}
-			if d.src.held != nil {
-				d.src.held.Store(false)
-			}
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			if !d.due.IsZero() && !time.Now().Before(d.due) {
-				d.due = d.p.expire()
-			} else if d.due.IsZero() && d.handBack() {
-				return true
-			}
-		case d.ends(err):
-			d.l.mu.Lock()
-			d.over = true
-			d.l.mu.Unlock()
-			d.ended()
-			return false
-		}
+	if !d.pumpLoop.run(buf, failed, handBackAfter, d.handBack) {
+		return true
 	}
+	d.l.mu.Lock()
+	d.over = true
+	d.l.mu.Unlock()
+	d.ended()
+	return false
 }
 
 // handBack gives d back to the lane, unless the lane waits in a write or

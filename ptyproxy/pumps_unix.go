@@ -47,28 +47,58 @@ func (s *session) outputEnds(err error) bool {
 	return true
 }
 
-// runPump is the loop of one direction, in one goroutine: it reads src, has
-// feed pass what it read through p's filter and write it on, and, when a
-// read has waited until the deadline the filter asked for, lets p expire.
-// It returns when ends reports that reading ends after an error. The
-// bytes read are held (src.held) until feed returns.
+// runPump is the loop of one direction, in one goroutine, until ends
+// reports that reading ends after an error (see pumpLoop).
 func runPump(p *pump, src *endpoint, feed func([]byte) time.Time, ends func(error) bool) {
-	buf := make([]byte, ioBufSize)
-	var due time.Time
-	for {
-		n, err := src.read(buf, due)
-		if n > 0 {
-			due = feed(buf[:n])
-		}
-		if src.held != nil {
-			src.held.Store(false)
+	lp := pumpLoop{p: p, src: src, feed: feed, ends: ends}
+	lp.run(make([]byte, ioBufSize), nil, 0, nil)
+}
+
+// A pumpLoop runs one direction: it reads src, has feed pass what it read
+// through p's filter and write it on, and, when a read has waited until
+// the deadline the filter asked for (due), lets p expire. The bytes read
+// are held (src.held) until feed returns.
+type pumpLoop struct {
+	p    *pump
+	src  *endpoint
+	feed func([]byte) time.Time
+	ends func(error) bool
+	due  time.Time // when p's Flush is owed; zero when nothing is
+}
+
+// run runs the loop, beginning with failed, the error of a read already
+// made, if not nil. It returns true once ends reports that reading ends
+// after an error. With idle not nil it also returns, false, once a read
+// has waited idleAfter with nothing read and nothing owed to the filter,
+// if idle agrees (see lane).
+func (lp *pumpLoop) run(buf []byte, failed error, idleAfter time.Duration, idle func() bool) (ended bool) {
+	for err := failed; ; err = nil {
+		if err == nil {
+			wait := lp.due
+			if idle != nil {
+				if w := time.Now().Add(idleAfter); wait.IsZero() || w.Before(wait) {
+					wait = w
+				}
+			}
+			var n int
+			n, err = lp.src.read(buf, wait)
+			if n > 0 {
+				lp.due = lp.feed(buf[:n])
+			}
+			if lp.src.held != nil {
+				lp.src.held.Store(false)
+			}
 		}
 		switch {
 		case err == nil:
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			due = p.expire()
-		case ends(err):
-			return
+			if !lp.due.IsZero() && !time.Now().Before(lp.due) {
+				lp.due = lp.p.expire()
+			} else if lp.due.IsZero() && idle != nil && idle() {
+				return false
+			}
+		case lp.ends(err):
+			return true
 		}
 	}
 }
