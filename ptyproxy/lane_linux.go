@@ -55,10 +55,18 @@ import (
 // with its failure, which the helper handles as runPump does (the end of
 // the input, the background, a hang-up).
 //
-// A file the lane reads that is closed elsewhere (the PTY, when the
-// terminal hangs up) leaves its set without an event: whoever closes it
-// kicks the lane, which then reads each direction it runs once, and a
-// direction whose file is closed goes to its helper, which ends it.
+// The lane reads and writes descriptors of its own: duplicates of the
+// terminal's and the PTY's, which only its goroutine uses and closes, so
+// that a step makes its system calls directly, without the poller's
+// reference counting and state, which, cold after a pause between two
+// keystrokes, cost more than the calls themselves (doc/performance.md,
+// "Fifth pass"). A write that would wait goes on through the endpoint, in
+// the poller; helpers use the endpoints, never the lane's descriptors.
+// A duplicate keeps its file open: whoever closes a file the lane uses
+// (the PTY, when the terminal hangs up: that close is what hangs up the
+// command) kicks the lane, which closes its duplicates of the files that
+// are closed, then reads each direction it runs once, and a direction
+// whose file is closed goes to its helper, which ends it.
 type lane struct {
 	ep   *os.File // the set, in Go's poller, for idle waits
 	rc   syscall.RawConn
@@ -88,12 +96,14 @@ type laneDir struct {
 	index    int
 	ended    func() // called once the direction has ended
 
-	// The lane's read in progress, for readFn, bound once so that a step
-	// allocates nothing.
-	buf    []byte
-	n      int
-	errno  syscall.Errno
-	readFn func(fd uintptr)
+	// The lane's own descriptors (see lane): rfd, in the set, reads src,
+	// and w writes dst; -1 once closed. Set by the lane's goroutine only,
+	// under l.mu.
+	rfd int
+	w   laneWriter
+
+	// laneFeed is feed writing through w (see pump.feedVia).
+	laneFeed func([]byte) time.Time
 
 	// Guarded by l.mu.
 	withHelper bool  // the helper runs the direction, not the lane
@@ -129,13 +139,17 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 		return nil
 	}
 	l.kick = kick
-	l.dirs[0] = &laneDir{pumpLoop: pumpLoop{p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds}, l: l, index: 0, ended: func() {}}
-	l.dirs[1] = &laneDir{pumpLoop: pumpLoop{p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds}, l: l, index: 1, ended: func() { close(outDone) }}
+	in := &laneDir{pumpLoop: pumpLoop{p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds}, l: l, index: 0, ended: func() {}}
+	out := &laneDir{pumpLoop: pumpLoop{p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds}, l: l, index: 1, ended: func() { close(outDone) }}
+	in.w.dst, out.w.dst = s.inDst, s.outDst
+	in.laneFeed = func(b []byte) time.Time { return s.in.feedVia(&in.w, b) }
+	out.laneFeed = func(b []byte) time.Time { return s.outputVia(&out.w, b) }
+	l.dirs = [2]*laneDir{in, out}
 	ok := l.ctl(unix.EPOLL_CTL_ADD, kick, -1)
 	for _, d := range l.dirs {
 		d.wake = make(chan struct{}, 1)
-		d.readFn = d.read
-		ok = ok && d.ctl(unix.EPOLL_CTL_ADD)
+		d.rfd, d.w.fd = dupOf(d.src), dupOf(d.w.dst)
+		ok = ok && d.rfd >= 0 && d.w.fd >= 0 && l.ctl(unix.EPOLL_CTL_ADD, d.rfd, d.index)
 	}
 	if ok {
 		_ = unix.SetNonblock(epfd, true)
@@ -151,6 +165,8 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 			_ = unix.Close(epfd)
 		}
 		_ = unix.Close(kick)
+		l.released = true
+		l.closeDups()
 		return nil
 	}
 	l.waitFn = l.pollWait
@@ -207,13 +223,43 @@ func (l *lane) ctl(op, fd, index int) bool {
 	return unix.EpollCtl(l.epfd, op, fd, &ev) == nil
 }
 
-// ctl adds d's input to the set, or removes it, while its file is open:
-// a descriptor closed meanwhile, and its number taken by another file,
-// is never added.
-func (d *laneDir) ctl(op int) bool {
-	ok := false
-	_ = d.src.rc.Control(func(fd uintptr) { ok = d.l.ctl(op, int(fd), d.index) }) // Fails only when closed.
-	return ok
+// dupOf returns a duplicate of e's descriptor, closed on exec, or -1.
+func dupOf(e *endpoint) int {
+	dup := -1
+	_ = e.rc.Control(func(fd uintptr) { // Fails only when closed.
+		if n, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			dup = n
+		}
+	})
+	return dup
+}
+
+// isClosed reports whether e's file is closed, or being closed.
+func isClosed(e *endpoint) bool {
+	return e.rc.Control(func(uintptr) {}) != nil
+}
+
+// closeDups closes the lane's duplicates of the files that are closed,
+// all of them once the lane is released. It runs on the lane's goroutine,
+// or before it starts.
+func (l *lane) closeDups() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closeDupsLocked()
+}
+
+func (l *lane) closeDupsLocked() {
+	for _, d := range l.dirs {
+		if d.rfd >= 0 && (l.released || isClosed(d.src)) {
+			_ = l.ctl(unix.EPOLL_CTL_DEL, d.rfd, d.index) // Not there while the helper runs d.
+			_ = unix.Close(d.rfd)
+			d.rfd = -1
+		}
+		if d.w.fd >= 0 && (l.released || isClosed(d.w.dst)) {
+			_ = unix.Close(d.w.fd)
+			d.w.fd = -1
+		}
+	}
 }
 
 // run is the lane's goroutine: it ends when the session is over.
@@ -252,11 +298,13 @@ func (l *lane) leave() {
 	}
 }
 
-// lookAgain takes the kick, and reads once each direction the lane runs:
-// one whose file was closed goes to its helper (see step).
+// lookAgain takes the kick, closes the lane's duplicates of the files
+// closed meanwhile, and reads once each direction the lane runs: one
+// whose file was closed goes to its helper (see step).
 func (l *lane) lookAgain(buf []byte) {
 	var count [8]byte
 	_, _ = rawRead(l.kick, count[:]) // Resets it: the set is level-triggered.
+	l.closeDups()
 	l.mu.Lock()
 	stopped := l.stopped
 	l.mu.Unlock()
@@ -370,16 +418,23 @@ func (l *lane) step(d *laneDir, buf []byte) {
 		return
 	}
 	l.stepping.Store(int32(d.index + 1))
-	d.buf, d.n, d.errno = buf, 0, 0
-	refused := d.src.rc.Control(d.readFn) != nil
-	n, errno := d.n, d.errno
-	d.buf = nil
+	n, errno := 0, syscall.Errno(0)
+	if d.rfd >= 0 {
+		if d.src.held != nil {
+			d.src.held.Store(true) // Before the bytes leave the kernel: see source.
+		}
+		for {
+			if n, errno = rawRead(d.rfd, buf); errno != unix.EINTR {
+				break
+			}
+		}
+	}
 	var failed error
 	switch {
-	case refused:
+	case d.rfd < 0:
 		failed = closed("read", d.src.f)
 	case n > 0 && errno == 0:
-		d.due = d.feed(buf[:n])
+		d.due = d.laneFeed(buf[:n])
 		l.hot = time.Now().Add(hotFor)
 	case errno == unix.EAGAIN:
 	case errno != 0:
@@ -394,21 +449,6 @@ func (l *lane) step(d *laneDir, buf []byte) {
 	if failed != nil {
 		l.handOver(d, failed)
 		runtime.Gosched() // The helper was made ready on this P: let it run.
-	}
-}
-
-// read is the callback of a step's read: it reads d's input once, into
-// d.buf, without waiting. The descriptor is valid meanwhile: Control
-// holds the file open.
-func (d *laneDir) read(fd uintptr) {
-	if d.src.held != nil {
-		d.src.held.Store(true) // Before the bytes leave the kernel: see source.
-	}
-	for {
-		d.n, d.errno = rawRead(int(fd), d.buf)
-		if d.errno != unix.EINTR {
-			return
-		}
 	}
 }
 
@@ -466,7 +506,9 @@ func (l *lane) handOverLocked(d *laneDir, failed error) {
 	}
 	d.withHelper = true
 	d.failed = failed
-	d.ctl(unix.EPOLL_CTL_DEL) // Fails only if d's file is closed, which removed it.
+	if d.rfd >= 0 {
+		_ = l.ctl(unix.EPOLL_CTL_DEL, d.rfd, d.index) // Cannot fail: the lane's descriptor is open, and in the set.
+	}
 	if !d.helping {
 		d.helping = true
 		go d.help()
@@ -517,7 +559,7 @@ func (d *laneDir) handBack() bool {
 	if l.blocked || l.stopped {
 		return false
 	}
-	if !d.ctl(unix.EPOLL_CTL_ADD) {
+	if d.rfd < 0 || !l.ctl(unix.EPOLL_CTL_ADD, d.rfd, d.index) {
 		return false // d's file is closed: its read will say so.
 	}
 	d.withHelper = false
@@ -536,6 +578,7 @@ func (l *lane) release() {
 	}
 	_ = l.ep.Close()
 	_ = unix.Close(l.kick)
+	l.closeDupsLocked()
 }
 
 // close ends the lane: its goroutine returns, helpers are left to end
@@ -563,4 +606,36 @@ func (l *lane) pokeLocked() {
 	}
 	one := uint64(1)
 	_, _ = unix.Write(l.kick, (*[8]byte)(unsafe.Pointer(&one))[:]) // Cannot block: an eventfd's count does not fill up here.
+}
+
+// A laneWriter writes dst through the lane's own descriptor fd, directly,
+// as long as it takes what is written; the rest, once it would wait (or
+// all of it, once fd is closed), goes through dst, in the poller. Only the
+// lane's goroutine writes through it.
+type laneWriter struct {
+	fd  int
+	dst *endpoint
+}
+
+// Write writes p whole, as endpoint.Write does.
+func (w *laneWriter) Write(p []byte) (int, error) {
+	n := 0
+	for w.fd >= 0 && n < len(p) {
+		k, errno := rawWrite(w.fd, p[n:])
+		switch errno {
+		case 0:
+			n += k
+		case unix.EINTR:
+		case unix.EAGAIN:
+			k, err := w.dst.Write(p[n:])
+			return n + k, err
+		default:
+			return n, &os.PathError{Op: "write", Path: w.dst.f.Name(), Err: errno}
+		}
+	}
+	if n < len(p) {
+		k, err := w.dst.Write(p[n:])
+		return n + k, err
+	}
+	return n, nil
 }

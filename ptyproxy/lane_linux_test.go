@@ -202,8 +202,9 @@ func TestLaneDeadlineKeptThroughHandBack(t *testing.T) {
 }
 
 // A file the lane reads, closed elsewhere (the PTY, when the terminal
-// hangs up), leaves the lane's set without an event; poked, the lane
-// finds it closed and its direction ends, as runPump's does.
+// hangs up), is still open through the lane's duplicate; poked, the lane
+// closes that too, so that the file is really closed (the command is
+// hung up), and its direction ends, as runPump's does.
 func TestLaneSourceClosedElsewhere(t *testing.T) {
 	r := newLaneRig(t, nil)
 	r.printed.Write([]byte("x"))
@@ -215,9 +216,61 @@ func TestLaneSourceClosedElsewhere(t *testing.T) {
 	case <-time.After(ptytest.Watchdog):
 		t.Fatal("the output's end was not told after its file was closed")
 	}
+	awaitNoReader(t, r.printed)
 	r.typed.Write([]byte("on"))
 	if got := readN(t, r.toCommand, 2); string(got) != "on" {
 		t.Fatalf("input afterwards: %q", got)
+	}
+}
+
+// A file the lane writes, closed elsewhere, is closed through the lane's
+// duplicate too once the lane is poked: its reader sees the end.
+func TestLaneDestinationClosedElsewhere(t *testing.T) {
+	r := newLaneRig(t, nil)
+	r.typed.Write([]byte("x"))
+	readN(t, r.toCommand, 1)
+	r.s.inDst.f.Close()
+	r.l.poke()
+	r.toCommand.SetReadDeadline(time.Now().Add(ptytest.Watchdog))
+	if n, err := r.toCommand.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read after the input's destination was closed: %d, %v; want EOF", n, err)
+	}
+	r.printed.Write([]byte("out"))
+	if got := readN(t, r.shown, 3); string(got) != "out" {
+		t.Fatalf("output afterwards: %q", got)
+	}
+}
+
+// A lane that ends closes its duplicates: the files are then open only
+// where the session opened them.
+func TestLaneReleasesItsDescriptors(t *testing.T) {
+	r := newLaneRig(t, nil)
+	r.l.close()
+	select {
+	case <-r.laneDone:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("the lane did not end once closed")
+	}
+	r.s.outSrc.f.Close()
+	if _, err := r.printed.Write([]byte("x")); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("write with the session's reader closed: %v, want EPIPE", err)
+	}
+}
+
+// awaitNoReader waits until the pipe w writes has no reader left (a write
+// fails with EPIPE), or fails at the watchdog.
+func awaitNoReader(t *testing.T, w *os.File) {
+	t.Helper()
+	deadline := time.Now().Add(ptytest.Watchdog)
+	for {
+		_, err := w.Write([]byte("?"))
+		if errors.Is(err, syscall.EPIPE) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipe still has a reader (write: %v)", err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -70,19 +70,29 @@ func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pum
 // nothing more is read by then: the deadline for the next read, or the
 // zero time.
 func (p *pump) feed(b []byte) (due time.Time) {
+	return p.feedVia(nil, b)
+}
+
+// feedVia is feed writing through w in place of the pump's writer, unless
+// w is nil or the command has ended (what the filter writes then goes
+// nowhere: see notice). w must write where the pump's writer does.
+func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done {
 		return time.Time{}
 	}
 	p.notice()
+	if w == nil || p.told {
+		w = p.w
+	}
 	if p.f == nil {
-		_, err := p.w.Write(b)
+		_, err := w.Write(b)
 		p.note(err)
 		return time.Time{}
 	}
 	now := time.Now()
-	due, err := p.f.Filter(p.w, b, now)
+	due, err := p.f.Filter(w, b, now)
 	p.note(err)
 	if !due.IsZero() {
 		// The time spent in Filter, maybe blocked writing, is not silence

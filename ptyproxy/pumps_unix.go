@@ -103,11 +103,17 @@ func (lp *pumpLoop) run(buf []byte, failed error, idleAfter time.Duration, idle 
 	}
 }
 
+// output passes a chunk of the command's output through the output pump.
 func (s *session) output(p []byte) time.Time {
+	return s.outputVia(nil, p)
+}
+
+// outputVia is output writing through w (see pump.feedVia).
+func (s *session) outputVia(w io.Writer, p []byte) time.Time {
 	if onOutput != nil {
 		onOutput(p)
 	}
-	return s.out.feed(p)
+	return s.out.feedVia(w, p)
 }
 
 // drain lets the output pump read what the command left in the PTY, for
