@@ -272,6 +272,7 @@ func (l *lane) run() {
 			l.leave()
 			return
 		}
+		stageWake()
 		kicked := false
 		for _, ev := range l.events[:l.n] {
 			if ev.Fd >= 0 {
@@ -423,11 +424,13 @@ func (l *lane) step(d *laneDir, buf []byte) {
 		if d.src.held != nil {
 			d.src.held.Store(true) // Before the bytes leave the kernel: see source.
 		}
+		stageReadStart()
 		for {
 			if n, errno = rawRead(d.rfd, buf); errno != unix.EINTR {
 				break
 			}
 		}
+		stageReadEnd()
 	}
 	var failed error
 	switch {
@@ -446,6 +449,7 @@ func (l *lane) step(d *laneDir, buf []byte) {
 		d.src.held.Store(false)
 	}
 	l.stepDone() // (A panic in feed ends the process: see guard.)
+	stageStep(d.index)
 	if failed != nil {
 		l.handOver(d, failed)
 		runtime.Gosched() // The helper was made ready on this P: let it run.
@@ -621,7 +625,9 @@ type laneWriter struct {
 func (w *laneWriter) Write(p []byte) (int, error) {
 	n := 0
 	for w.fd >= 0 && n < len(p) {
+		stageWriteStart()
 		k, errno := rawWrite(w.fd, p[n:])
+		stageWriteEnd()
 		switch errno {
 		case 0:
 			n += k

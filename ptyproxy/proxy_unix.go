@@ -73,6 +73,7 @@ func Run(cfg Config) (int, error) {
 		return 0, ErrNotTerminal
 	}
 	defer startTrace()()
+	defer startStages()()
 	sigc := make(chan os.Signal, 16)
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
@@ -101,6 +102,11 @@ func Run(cfg Config) (int, error) {
 // startTrace starts tracing the run, and returns what stops it. It does
 // nothing unless the build tag pbwrap_trace is set (see trace_on.go).
 var startTrace = func() func() { return func() {} }
+
+// startStages starts keeping the lane's steps, and returns what writes
+// them out. It does nothing unless the build tag pbwrap_stages is set
+// (see stages_on.go).
+var startStages = func() func() { return func() {} }
 
 // ignoreTTIN makes a read of the terminal from the background fail with
 // EIO instead of stopping pbwrap with SIGTTIN, on Linux and the BSDs

@@ -59,7 +59,19 @@ func main() {
 	flag.DurationVar(&keyInterval, "key-interval", keyInterval, "time between two keystrokes to the same variant")
 	pasteMB := flag.String("paste-mb", "1,100", "sizes in MB of the pastes to time, comma-separated (empty: none)")
 	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of pastes up to 10 MB (larger ones: 1)")
+	stages := flag.Bool("stages", false, "instead, time the stages of the lane's steps in pbwrap, built with -tags pbwrap_stages (scripts/bench -stages builds it so), over -keys keystrokes")
 	flag.Parse()
+	if *stages {
+		self, err := os.Executable()
+		if err == nil {
+			err = measureStages(self, *pbwrap, *keys)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchdriver: -stages:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	sizes, err := parseSizes(*pasteMB)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver: -paste-mb:", err)
