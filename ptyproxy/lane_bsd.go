@@ -2,6 +2,8 @@
 
 package ptyproxy
 
+import "os"
+
 // lane is Linux's only (see lane_linux.go): elsewhere each direction has a
 // goroutine of its own.
 type lane struct{}
@@ -9,4 +11,4 @@ type lane struct{}
 func (s *session) newLane(chan<- struct{}) *lane { return nil }
 func (*lane) run()                               {}
 func (*lane) close()                             {}
-func (*lane) poke()                              {}
+func (*lane) closed(*os.File)                    {}

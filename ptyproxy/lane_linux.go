@@ -62,11 +62,12 @@ import (
 // keystrokes, cost more than the calls themselves (doc/performance.md,
 // "Fifth pass"). A write that would wait goes on through the endpoint, in
 // the poller; helpers use the endpoints, never the lane's descriptors.
-// A duplicate keeps its file open: whoever closes a file the lane uses
+// A duplicate keeps its file open, so whoever closes a file the lane uses
 // (the PTY, when the terminal hangs up: that close is what hangs up the
-// command) kicks the lane, which closes its duplicates of the files that
-// are closed, then reads each direction it runs once, and a direction
-// whose file is closed goes to its helper, which ends it.
+// command) tells the lane (see closed), which turns its duplicates of it
+// into /dev/null at once, whatever it is doing, and kicks it; it then
+// closes them, reads each direction it runs once, and a direction whose
+// file is closed goes to its helper, which ends it.
 type lane struct {
 	ep   *os.File // the set, in Go's poller, for idle waits
 	rc   syscall.RawConn
@@ -251,7 +252,9 @@ func (l *lane) closeDups() {
 func (l *lane) closeDupsLocked() {
 	for _, d := range l.dirs {
 		if d.rfd >= 0 && (l.released || isClosed(d.src)) {
-			_ = l.ctl(unix.EPOLL_CTL_DEL, d.rfd, d.index) // Not there while the helper runs d.
+			if !l.released { // A closed set has dropped it.
+				_ = l.ctl(unix.EPOLL_CTL_DEL, d.rfd, d.index) // Not there while the helper runs d, nor once it is /dev/null (see closed).
+			}
 			_ = unix.Close(d.rfd)
 			d.rfd = -1
 		}
@@ -594,11 +597,38 @@ func (l *lane) close() {
 	l.pokeLocked()
 }
 
-// poke has the lane look again at each direction it runs: to be called
-// after closing a file it may be reading.
-func (l *lane) poke() {
+// closed tells the lane that f, a file it may use, has just been closed:
+// its duplicates of f become /dev/null at once (dup3 over them), which
+// lets f's file description go (the command is hung up, the terminal let
+// go) whatever the lane is doing, and keeps their numbers valid, used by
+// nothing else, until the lane closes them; then the lane is kicked.
+func (l *lane) closed(f *os.File) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.released {
+		return // Its duplicates are closed.
+	}
+	null := -1
+	blank := func(fd int) {
+		if null < 0 {
+			var err error
+			if null, err = unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0); err != nil {
+				return // The lane closes it soon, kicked.
+			}
+		}
+		_ = unix.Dup3(null, fd, unix.O_CLOEXEC) // Cannot fail: both are open.
+	}
+	for _, d := range l.dirs {
+		if d.rfd >= 0 && d.src.f == f {
+			blank(d.rfd)
+		}
+		if d.w.fd >= 0 && d.w.dst.f == f {
+			blank(d.w.fd)
+		}
+	}
+	if null >= 0 {
+		_ = unix.Close(null)
+	}
 	l.pokeLocked()
 }
 

@@ -202,15 +202,15 @@ func TestLaneDeadlineKeptThroughHandBack(t *testing.T) {
 }
 
 // A file the lane reads, closed elsewhere (the PTY, when the terminal
-// hangs up), is still open through the lane's duplicate; poked, the lane
-// closes that too, so that the file is really closed (the command is
-// hung up), and its direction ends, as runPump's does.
+// hangs up), is let go of through the lane's duplicate too once the lane
+// is told, so that it is really closed (the command is hung up), and its
+// direction ends, as runPump's does.
 func TestLaneSourceClosedElsewhere(t *testing.T) {
 	r := newLaneRig(t, nil)
 	r.printed.Write([]byte("x"))
 	readN(t, r.shown, 1)
 	r.s.outSrc.f.Close()
-	r.l.poke()
+	r.l.closed(r.s.outSrc.f)
 	select {
 	case <-r.outDone:
 	case <-time.After(ptytest.Watchdog):
@@ -223,14 +223,15 @@ func TestLaneSourceClosedElsewhere(t *testing.T) {
 	}
 }
 
-// A file the lane writes, closed elsewhere, is closed through the lane's
-// duplicate too once the lane is poked: its reader sees the end.
+// A file the lane writes, closed elsewhere, is let go of through the
+// lane's duplicate too once the lane is told: its reader sees the end.
+// The lane then closes its duplicates.
 func TestLaneDestinationClosedElsewhere(t *testing.T) {
 	r := newLaneRig(t, nil)
 	r.typed.Write([]byte("x"))
 	readN(t, r.toCommand, 1)
 	r.s.inDst.f.Close()
-	r.l.poke()
+	r.l.closed(r.s.inDst.f)
 	r.toCommand.SetReadDeadline(time.Now().Add(ptytest.Watchdog))
 	if n, err := r.toCommand.Read(make([]byte, 1)); err != io.EOF {
 		t.Fatalf("read after the input's destination was closed: %d, %v; want EOF", n, err)
@@ -239,7 +240,65 @@ func TestLaneDestinationClosedElsewhere(t *testing.T) {
 	if got := readN(t, r.shown, 3); string(got) != "out" {
 		t.Fatalf("output afterwards: %q", got)
 	}
+	for deadline := time.Now().Add(ptytest.Watchdog); ; time.Sleep(time.Millisecond) {
+		r.l.mu.Lock()
+		fd := r.l.dirs[0].w.fd
+		r.l.mu.Unlock()
+		if fd < 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the lane kept its duplicate of the closed file")
+		}
+	}
 }
+
+// Closing the PTY hangs up the command at once, even while the lane is
+// busy (here, in a filter call that does not return): the lane's
+// duplicates of the PTY, one it reads and one it writes, do not keep it
+// open.
+func TestLaneClosedPTYHangsUpAtOnce(t *testing.T) {
+	m, slave, err := ptyio.OpenPTY()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(); slave.Close() })
+	stuck := &stuckFilter{in: make(chan struct{}), release: make(chan struct{})}
+	defer close(stuck.release)
+	r := newIdleLaneRig(t, stuck)
+	t.Cleanup(r.l.release)
+	r.s.master = m
+	r.s.outSrc, r.s.inDst = newEndpoint(m, nil), newEndpoint(m, nil)
+	r.s.in = newPump("input", stuck, r.s.inDst, t.Logf)
+	l := r.s.newLane(r.outDone)
+	r.s.lane = l
+	done := make(chan struct{})
+	go func() { defer close(done); l.run() }()
+	t.Cleanup(func() { l.close(); <-done })
+	r.typed.Write([]byte("k"))
+	select {
+	case <-stuck.in:
+	case <-time.After(ptytest.Watchdog):
+		t.Fatal("the filter was never called")
+	}
+	r.s.closeMaster()
+	slave.SetReadDeadline(time.Now().Add(ptytest.Watchdog))
+	n, err := slave.Read(make([]byte, 16))
+	if !errors.Is(err, syscall.EIO) && err != io.EOF {
+		t.Fatalf("the command's read after the PTY was closed: %d, %v; want a hang-up (EIO)", n, err)
+	}
+}
+
+// stuckFilter's Filter says it was called, and returns once released.
+type stuckFilter struct{ in, release chan struct{} }
+
+func (f *stuckFilter) Filter(io.Writer, []byte, time.Time) (time.Time, error) {
+	f.in <- struct{}{}
+	<-f.release
+	return time.Time{}, nil
+}
+func (*stuckFilter) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
+func (*stuckFilter) Close(io.Writer) error                         { return nil }
 
 // A lane that ends closes its duplicates: the files are then open only
 // where the session opened them.

@@ -82,7 +82,7 @@ func Run(cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer s.master.Close()
+	defer s.closeMaster()
 	defer s.closeOwn() // After giveBack, which may write through it.
 	active.Store(s)
 	defer active.Store(nil)
@@ -185,13 +185,24 @@ func sameTerminal(f *os.File, fd int) bool {
 }
 
 // closeOwn closes pbwrap's own descriptor of the terminal, which ends the
-// input pump's read (see pumpInput).
+// input pump's read (see pumpInput), and the lane.
 func (s *session) closeOwn() {
 	if s.lane != nil {
 		s.lane.close()
 	}
 	if s.own != nil {
 		_ = s.own.Close() // Best effort.
+		if s.lane != nil {
+			s.lane.closed(s.own) // Let go of at once: see lane.
+		}
+	}
+}
+
+// closeMaster closes the PTY's master side, which hangs up the command.
+func (s *session) closeMaster() {
+	_ = s.master.Close() // Best effort.
+	if s.lane != nil {
+		s.lane.closed(s.master) // Hung up at once, and the lane, which may be the output pump, told: see lane.
 	}
 }
 

@@ -199,10 +199,7 @@ func (s *session) inputEnds(err error) bool {
 		// ignored yet, and kill the process: it did, 1 run in 200.)
 		s.cfg.Logf("the terminal hung up; hanging up the command's terminal")
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
-		_ = s.master.Close() // Best effort; the output pump ends with it.
-		if s.lane != nil {
-			s.lane.poke() // The lane may be the output pump: see lane.
-		}
+		s.closeMaster() // The output pump ends with it.
 	}
 	return true
 }
