@@ -179,6 +179,18 @@ func (b *Burst) End() {
 	b.seq = bsText
 }
 
+// TypedAhead returns how many characters of bytes with no ESC the next
+// Write passes, at whatever time, as Typed and nothing else: fewer than
+// make a burst with the characters counted towards one so far, when no
+// burst is open and no key sequence is under way; 0 otherwise. (Time
+// only ever lowers the count, and a control key resets it.)
+func (b *Burst) TypedAhead() int {
+	if b.open || b.seq != bsText {
+		return 0
+	}
+	return max(0, BurstMinChars-1-b.streak)
+}
+
 // Open reports whether a burst is open.
 func (b *Burst) Open() bool { return b.open }
 

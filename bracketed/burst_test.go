@@ -427,3 +427,33 @@ func TestBurstAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TypedAhead counts down with the characters that arrive together (CR
+// among them), is 0 within a key sequence or a burst, and is back to 2
+// after a control key;
+// it never counts on time having passed.
+func TestBurstTypedAhead(t *testing.T) {
+	var r recorder
+	b := NewBurst(&r)
+	at := epoch
+	for _, step := range []struct {
+		in    string
+		after time.Duration
+		want  int
+	}{
+		{"", 0, 2},
+		{"a", 0, 1},
+		{"b", time.Second, 1}, // The streak starts again, at 1.
+		{"\r", 0, 0},          // CR is text: pasted text has it.
+		{"\x7f", 0, 2},        // A control key ends the streak.
+		{"\x1b", 0, 0},        // A sequence may be under way.
+		{"[A", 0, 2},
+		{"xyz", 0, 0}, // A burst is open.
+	} {
+		at = at.Add(step.after)
+		b.Write([]byte(step.in), at)
+		if got := b.TypedAhead(); got != step.want {
+			t.Fatalf("after %q: TypedAhead = %d, want %d", step.in, got, step.want)
+		}
+	}
+}

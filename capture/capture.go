@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -304,6 +305,19 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 	in.send(body)
 	in.closeDelivery(bracketed)
 	return bracketed
+}
+
+// Passing implements ptyproxy.Passer: keys typed with no paste open or
+// starting go through unchanged, fewer characters than make a burst when
+// bursts are taken for pastes, any number otherwise.
+func (in *Input) Passing() int {
+	switch {
+	case in.gone || !in.parser.PassesPlain():
+		return 0
+	case in.burst != nil:
+		return in.burst.TypedAhead()
+	}
+	return math.MaxInt
 }
 
 // Typed implements bracketed.Sink: keystrokes go straight through, by

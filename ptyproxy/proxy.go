@@ -74,6 +74,25 @@ type Filter interface {
 	Close(w io.Writer) error
 }
 
+// A Passer is a Filter that can tell, between two calls, how much plain
+// text its next call passes on unchanged. Plain text is bytes with no
+// ESC, and its characters are its bytes that do not continue a UTF-8
+// sequence. Passing returns n, 0 for none: a call to Filter with plain
+// text of at most n characters, whatever its time, writes that text whole
+// and unchanged, and nothing else, before it returns.
+//
+// The proxy then writes such text ahead of the filter, and what the
+// filter writes of it goes nowhere: a keystroke reaches the command
+// without waiting for the filter, whose code, cold after a pause, took
+// longer than the proxy's own (doc/performance.md, "Fifth pass"). The
+// filter is given the time after that write. Passing is asked after
+// each call to the filter, and after the command has ended; a filter
+// that wrote other than what it passed is logged.
+type Passer interface {
+	Filter
+	Passing() int
+}
+
 // An Unfinished input Filter can be in the middle of something that the
 // terminal has not finished sending when the command ends: bytes that must
 // reach nothing that reads the terminal after the proxy (the user's

@@ -26,6 +26,12 @@ type pump struct {
 	name string
 	logf func(string, ...any)
 
+	// passer is f, if it is a Passer, and pass what it passes next (see
+	// Passer): ahead takes what it writes of text written ahead of it.
+	passer Passer
+	pass   int
+	ahead  aheadWriter
+
 	// src, on the input pump, tells whether the terminal has sent input
 	// that the filter has not had (see expire); nil on the output pump.
 	src *source
@@ -63,7 +69,18 @@ func (s *source) quiet() bool {
 }
 
 func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pump {
-	return &pump{name: name, f: f, w: w, logf: logf, settled: make(chan struct{})}
+	p := &pump{name: name, f: f, w: w, logf: logf, settled: make(chan struct{})}
+	p.passer, _ = f.(Passer)
+	p.askPass()
+	return p
+}
+
+// askPass asks the filter how much plain text its next call passes. p.mu
+// must be held (or p not yet shared).
+func (p *pump) askPass() {
+	if p.passer != nil {
+		p.pass = p.passer.Passing()
+	}
 }
 
 // feed passes one chunk just read, and returns when Flush is owed if
@@ -91,9 +108,23 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 		p.note(err)
 		return time.Time{}
 	}
+	fw, ahead := w, p.pass > 0 && plainWithin(b, p.pass)
+	if ahead {
+		_, err := w.Write(b) // Before the filter runs: see Passer.
+		p.note(err)
+		p.ahead = aheadWriter{w: w, ahead: b}
+		fw = &p.ahead
+	}
 	now := time.Now()
-	due, err := p.f.Filter(w, b, now)
+	due, err := p.f.Filter(fw, b, now)
 	p.note(err)
+	if ahead {
+		if (p.ahead.off || len(p.ahead.ahead) > 0) && p.logf != nil {
+			p.logf("%s: the filter did not write the %d bytes it passed, which went ahead of it, as they were", p.name, len(b))
+		}
+		p.ahead = aheadWriter{}
+	}
+	p.askPass()
 	if !due.IsZero() {
 		// The time spent in Filter, maybe blocked writing, is not silence
 		// from the terminal: the deadline counts from now on.
@@ -159,6 +190,7 @@ func (p *pump) closeLocked() {
 		return
 	}
 	p.done = true
+	p.pass = 0
 	p.schedule(time.Time{})
 	p.notice()
 	if p.f != nil {
@@ -212,6 +244,7 @@ func (p *pump) notice() {
 	if u, ok := p.f.(Unfinished); ok {
 		u.CommandEnded()
 	}
+	p.askPass()
 }
 
 // settle closes settled once the command has ended, the filter wants no
@@ -287,6 +320,7 @@ func (p *pump) expire() time.Time {
 	}
 	due, err := p.f.Flush(p.w, now)
 	p.note(err)
+	p.askPass()
 	if !due.IsZero() {
 		p.wait = due.Sub(now)
 	}
@@ -306,4 +340,47 @@ func (p *pump) note(err error) {
 	if p.logf != nil {
 		p.logf("%s: %v", p.name, err)
 	}
+}
+
+// plainWithin reports whether b is plain text of at most n characters
+// (see Passer).
+func plainWithin(b []byte, n int) bool {
+	chars := 0
+	for _, c := range b {
+		if c == 0x1b {
+			return false
+		}
+		if c&0xc0 != 0x80 {
+			if chars++; chars > n {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// An aheadWriter is what a Passer writes to when the text it was given
+// went ahead of it (see Passer): it takes the bytes that went ahead, in
+// order, and passes any others on to w. A filter that keeps its word
+// leaves it nothing to pass on, and nothing ahead untaken.
+type aheadWriter struct {
+	w     io.Writer
+	ahead []byte // what went ahead and the filter has not written yet
+	off   bool   // the filter wrote other bytes
+}
+
+func (a *aheadWriter) Write(p []byte) (int, error) {
+	n := 0
+	if !a.off {
+		for n < len(p) && n < len(a.ahead) && p[n] == a.ahead[n] {
+			n++
+		}
+		a.ahead = a.ahead[n:]
+		if n == len(p) {
+			return n, nil
+		}
+		a.off = true
+	}
+	k, err := a.w.Write(p[n:])
+	return n + k, err
 }

@@ -1,0 +1,108 @@
+package capture
+
+import (
+	"bytes"
+	"testing"
+	"time"
+)
+
+// passingGaps are the times between two reads the fuzzer picks from:
+// around the burst detector's and the parser's thresholds, and well past
+// them.
+var passingGaps = []time.Duration{
+	0, time.Microsecond, time.Millisecond, 5 * time.Millisecond,
+	8*time.Millisecond - time.Microsecond, 8 * time.Millisecond, 8*time.Millisecond + time.Microsecond,
+	10 * time.Millisecond, 11 * time.Millisecond, 25 * time.Millisecond, 26 * time.Millisecond,
+	200 * time.Millisecond, 3 * time.Second,
+}
+
+// plainChars returns the characters of b, and whether it is plain text,
+// as ptyproxy.Passer defines them: no ESC; characters are the bytes that
+// do not continue a UTF-8 sequence.
+func plainChars(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c == 0x1b {
+			return 0, false
+		}
+		if c&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n, true
+}
+
+// FuzzInputPassing holds Input to its word as a ptyproxy.Passer: whenever
+// Passing says that the next call passes plain text of up to n
+// characters (n > 0: 0 passes nothing), a Filter call with such text, whatever its time, writes
+// exactly that text and nothing else. The input is cut into reads (cuts,
+// as in bracketed's fuzz tests) spaced by gaps (passingGaps), with Flush
+// at every deadline on the way, in each burst mode, with the child's
+// bracketed paste on or off; a gap byte of 255 ends the command there.
+func FuzzInputPassing(f *testing.F) {
+	for _, s := range []string{
+		"hello", "ab", "a\x7fb\rc", "é漢x", "abc\r", "\x1b[Ax", "\x1b", "\x1bx",
+		start + "pasted" + end + "typed", start + "cut", "x" + end + "y",
+		"\x1b]52;c;?\x07z", "\x1b[<0;1;2Mq", lines(300, "\r"),
+	} {
+		f.Add([]byte(s), []byte{0}, []byte{11}, byte(0))
+		f.Add([]byte(s), []byte{1, 0, 2}, []byte{0, 5, 1, 11}, byte(1))
+		f.Add([]byte(s), []byte{0}, []byte{6, 255, 3}, byte(6))
+	}
+	f.Fuzz(func(t *testing.T, in, cuts, gaps []byte, mode byte) {
+		b := newBurstRig(t, []BurstMode{BurstAuto, BurstOn, BurstOff}[int(mode)%3], mode&4 != 0)
+		b.root = fastTempDir(t)
+		for k := 0; len(in) > 0; k++ {
+			n := len(in)
+			if len(cuts) > 0 {
+				n = min(n, int(cuts[k%len(cuts)]%16)+1)
+			}
+			chunk := in[:n]
+			in = in[n:]
+			if len(gaps) > 0 {
+				g := gaps[k%len(gaps)]
+				if g == 255 {
+					b.in.CommandEnded()
+				}
+				b.wait(passingGaps[int(g)%len(passingGaps)])
+			}
+			chars, plain := plainChars(chunk)
+			pass := b.in.Passing()
+			ahead := pass > 0 && plain && chars <= pass
+			before := b.child.Len()
+			b.read(0, string(chunk))
+			if got := b.child.Bytes()[before:]; ahead && !bytes.Equal(got, chunk) {
+				t.Fatalf("read %d: Passing said %q would pass, and the child got %q", k, chunk, got)
+			}
+		}
+	})
+}
+
+// Typing passes, one key at a time, whatever the time between two keys;
+// a paste does not, nor does what may start one.
+func TestInputPassing(t *testing.T) {
+	b := newBurstRig(t, BurstAuto, false)
+	if n := b.in.Passing(); n != 2 {
+		t.Errorf("new: Passing = %d, want 2 (fewer than a burst's 3 characters)", n)
+	}
+	b.read(0, "a")
+	if n := b.in.Passing(); n != 1 {
+		t.Errorf("after a key: Passing = %d, want 1 (the next may come within the burst interval)", n)
+	}
+	b.read(0, "\x1b")
+	if n := b.in.Passing(); n != 0 {
+		t.Errorf("with an ESC held: Passing = %d, want 0", n)
+	}
+	b.read(time.Second, "[200~x")
+	if n := b.in.Passing(); n != 0 {
+		t.Errorf("in a paste: Passing = %d, want 0", n)
+	}
+	off := newBurstRig(t, BurstOff, false)
+	if n := off.in.Passing(); n < 1<<30 {
+		t.Errorf("bursts off: Passing = %d, want any number", n)
+	}
+	off.in.CommandEnded()
+	if n := off.in.Passing(); n != 0 {
+		t.Errorf("after the command ended: Passing = %d, want 0", n)
+	}
+}
