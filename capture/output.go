@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"io"
+	"math"
 	"time"
 
 	"github.com/pbwrap/pbwrap/bracketed"
@@ -58,6 +59,15 @@ func NewOutput(cfg OutputConfig) *Output {
 // Mode reports whether the child has bracketed paste on. Safe for
 // concurrent use: Input asks it from the input goroutine.
 func (o *Output) Mode() bool { return o.mode.Enabled() }
+
+// Passing implements ptyproxy.Passer: text without ESC goes through
+// unchanged, however long, unless a sequence is under way.
+func (o *Output) Passing() int {
+	if o.modes.Idle() && !o.mode.Pending() {
+		return math.MaxInt
+	}
+	return 0
+}
 
 // Filter passes the child's output p on to the terminal w.
 func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {

@@ -106,3 +106,38 @@ func TestInputPassing(t *testing.T) {
 		t.Errorf("after the command ended: Passing = %d, want 0", n)
 	}
 }
+
+// FuzzOutputPassing holds Output to its word as a ptyproxy.Passer, over
+// output cut into reads at random (cuts): plain text it says it passes
+// reaches the terminal exactly, whatever sequences came before.
+func FuzzOutputPassing(f *testing.F) {
+	for _, s := range []string{
+		"plain", "\x1b[?2004h text \x1b[?2004l", "\x1b[?1049h\x1b[2J screen", "\x1b]52;c;?\x07after",
+		"\x1b]0;title\x1b\\rest", "\x1b[38;5;1mred\x1b[0m", "\x1b[?25l\x1b[?1000h", "é漢\x1b[?2004", "x\x1b",
+	} {
+		f.Add([]byte(s), []byte{0})
+		f.Add([]byte(s), []byte{1, 3, 0})
+	}
+	f.Fuzz(func(t *testing.T, in, cuts []byte) {
+		o := NewOutput(OutputConfig{})
+		var term bytes.Buffer
+		for k := 0; len(in) > 0; k++ {
+			n := len(in)
+			if len(cuts) > 0 {
+				n = min(n, int(cuts[k%len(cuts)]%16)+1)
+			}
+			chunk := in[:n]
+			in = in[n:]
+			chars, plain := plainChars(chunk)
+			pass := o.Passing()
+			ahead := pass > 0 && plain && chars <= pass
+			before := term.Len()
+			if _, err := o.Filter(&term, chunk, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := term.Bytes()[before:]; ahead && !bytes.Equal(got, chunk) {
+				t.Fatalf("read %d: Passing said %q would pass, and the terminal got %q", k, chunk, got)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@
 package ptyproxy
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -343,8 +344,18 @@ func (p *pump) note(err error) {
 }
 
 // plainWithin reports whether b is plain text of at most n characters
-// (see Passer).
+// (see Passer). A keystroke is looked at byte by byte, in line; a longer
+// read (output, a paste) first with the vectorized search for ESC, and
+// its characters counted only up to n+1.
 func plainWithin(b []byte, n int) bool {
+	if len(b) > 64 {
+		if bytes.IndexByte(b, 0x1b) >= 0 {
+			return false
+		}
+		if len(b) <= n {
+			return true
+		}
+	}
 	chars := 0
 	for _, c := range b {
 		if c == 0x1b {
@@ -370,17 +381,19 @@ type aheadWriter struct {
 }
 
 func (a *aheadWriter) Write(p []byte) (int, error) {
-	n := 0
-	if !a.off {
-		for n < len(p) && n < len(a.ahead) && p[n] == a.ahead[n] {
-			n++
-		}
-		a.ahead = a.ahead[n:]
-		if n == len(p) {
-			return n, nil
-		}
-		a.off = true
+	if a.off {
+		return a.w.Write(p)
 	}
+	if len(p) <= len(a.ahead) && bytes.Equal(p, a.ahead[:len(p)]) {
+		a.ahead = a.ahead[len(p):]
+		return len(p), nil
+	}
+	n := 0
+	for n < len(p) && n < len(a.ahead) && p[n] == a.ahead[n] {
+		n++
+	}
+	a.ahead = a.ahead[n:]
+	a.off = true
 	k, err := a.w.Write(p[n:])
 	return n + k, err
 }
