@@ -72,7 +72,7 @@ type lane struct {
 	ep   *os.File // the set, in Go's poller, for idle waits
 	rc   syscall.RawConn
 	epfd int
-	kick int // an eventfd in the set: written to stop the lane, or to have it look again (see poke)
+	kick int // an eventfd in the set: written to stop the lane, or to have it look again (see pokeLocked)
 
 	dirs     [2]*laneDir
 	stepping atomic.Int32 // the direction the lane is running (its index + 1), 0 for none
@@ -514,7 +514,7 @@ func (l *lane) handOverLocked(d *laneDir, failed error) {
 	d.withHelper = true
 	d.failed = failed
 	if d.rfd >= 0 {
-		_ = l.ctl(unix.EPOLL_CTL_DEL, d.rfd, d.index) // Cannot fail: the lane's descriptor is open, and in the set.
+		_ = l.ctl(unix.EPOLL_CTL_DEL, d.rfd, d.index) // Fails only once it is /dev/null (see closed), which left the set with its file.
 	}
 	if !d.helping {
 		d.helping = true
@@ -601,7 +601,11 @@ func (l *lane) close() {
 // its duplicates of f become /dev/null at once (dup3 over them), which
 // lets f's file description go (the command is hung up, the terminal let
 // go) whatever the lane is doing, and keeps their numbers valid, used by
-// nothing else, until the lane closes them; then the lane is kicked.
+// nothing else, until the lane closes them; then the lane is kicked. (A
+// fork in progress elsewhere, before its exec, holds the description a
+// moment longer, and with it the set's entry for the number, which then
+// fires until the exec, and cannot be removed: the lane spins meanwhile.
+// pbwrap forks nothing while a lane runs.)
 func (l *lane) closed(f *os.File) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

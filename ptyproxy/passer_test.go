@@ -142,3 +142,43 @@ func TestPlainWithin(t *testing.T) {
 		}
 	}
 }
+
+// The filter is given the time of the read, not of the end of the write
+// that went ahead: a write that waits (here 50 ms, a command that does
+// not read for a moment) is not time between two keys, which the burst
+// detector counts.
+func TestPumpWriteAheadKeepsTheReadTime(t *testing.T) {
+	var dst bytes.Buffer
+	f := &clockPasser{echoPasser: echoPasser{pass: 8, dst: &dst}}
+	p := newPump("test", f, &slowWriter{w: &dst, d: 50 * time.Millisecond}, t.Logf)
+	before := time.Now()
+	p.feed([]byte("a"))
+	if dst.String() != "a" || f.sawAhead[0] != "a" {
+		t.Fatalf("wrote %q, before the filter %q: want the key once, ahead", dst.String(), f.sawAhead)
+	}
+	if late := f.now.Sub(before); late >= 50*time.Millisecond {
+		t.Errorf("the filter was given a time %v after the read began, past the write's wait", late)
+	}
+}
+
+// clockPasser is an echoPasser that keeps the time it was given.
+type clockPasser struct {
+	echoPasser
+	now time.Time
+}
+
+func (f *clockPasser) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+	f.now = now
+	return f.echoPasser.Filter(w, p, now)
+}
+
+// slowWriter waits d before each write.
+type slowWriter struct {
+	w io.Writer
+	d time.Duration
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(s.d)
+	return s.w.Write(p)
+}

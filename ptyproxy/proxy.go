@@ -85,9 +85,9 @@ type Filter interface {
 // filter writes of it goes nowhere: a keystroke reaches the command
 // without waiting for the filter, whose code, cold after a pause, took
 // longer than the proxy's own (doc/performance.md, "Fifth pass"). The
-// filter is given the time after that write. Passing is asked after
-// each call to the filter, and after the command has ended; a filter
-// that wrote other than what it passed is logged.
+// filter is given the time of the read, from before that write. Passing
+// is asked after each call to the filter, and after the command has
+// ended; a filter that writes other than what it passed is logged, once.
 type Passer interface {
 	Filter
 	Passing() int

@@ -32,6 +32,7 @@ type pump struct {
 	passer Passer
 	pass   int
 	ahead  aheadWriter
+	lied   bool // the filter wrote other than what went ahead, once at least
 
 	// src, on the input pump, tells whether the terminal has sent input
 	// that the filter has not had (see expire); nil on the output pump.
@@ -109,6 +110,10 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 		p.note(err)
 		return time.Time{}
 	}
+	// The time of the read, before any write: a write that waits (a
+	// command that does not read, or that took the CPU as it woke) is not
+	// time between two keys (see bracketed.Burst).
+	now := time.Now()
 	fw, ahead := w, p.pass > 0 && plainWithin(b, p.pass)
 	if ahead {
 		_, err := w.Write(b) // Before the filter runs: see Passer.
@@ -116,12 +121,14 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 		p.ahead = aheadWriter{w: w, ahead: b}
 		fw = &p.ahead
 	}
-	now := time.Now()
 	due, err := p.f.Filter(fw, b, now)
 	p.note(err)
 	if ahead {
-		if (p.ahead.off || len(p.ahead.ahead) > 0) && p.logf != nil {
-			p.logf("%s: the filter did not write the %d bytes it passed, which went ahead of it, as they were", p.name, len(b))
+		if (p.ahead.off || len(p.ahead.ahead) > 0) && !p.lied {
+			p.lied = true
+			if p.logf != nil {
+				p.logf("%s: the filter did not write the %d bytes it passed, which went ahead of it, as they were (not logged again)", p.name, len(b))
+			}
 		}
 		p.ahead = aheadWriter{}
 	}
