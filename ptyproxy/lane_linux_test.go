@@ -161,12 +161,16 @@ func TestLanePreemptedGoesCold(t *testing.T) {
 		r.typed.Write([]byte(k))
 		readN(t, r.toCommand, 1)
 		colds := r.l.colds.Load()
-		runtime.GC() // Stops the world: the lane's thread gets the signal.
 		deadline := time.Now().Add(ptytest.Watchdog)
 		for r.l.colds.Load() == colds {
 			if time.Now().After(deadline) {
-				t.Fatalf("after %q and a collection, the lane still waits raw", k)
+				t.Fatalf("after %q and collections, the lane still waits raw", k)
 			}
+			// A collection stops the world: the lane's thread gets the
+			// signal, which ends its raw wait if it is in it by then (it
+			// may still be finishing the step: then it is preempted
+			// there, and the next collection finds it waiting).
+			runtime.GC()
 			time.Sleep(time.Millisecond)
 		}
 	}
