@@ -32,6 +32,22 @@ func plainChars(b []byte) (int, bool) {
 	return n, true
 }
 
+// readsOf cuts in into reads: each byte of cuts, in turn and cycling,
+// gives the length of the next, from 1 to 16 (all of in at once without
+// cuts), as bracketed's fuzz tests do.
+func readsOf(in, cuts []byte) [][]byte {
+	var reads [][]byte
+	for k := 0; len(in) > 0; k++ {
+		n := len(in)
+		if len(cuts) > 0 {
+			n = min(n, int(cuts[k%len(cuts)]%16)+1)
+		}
+		reads = append(reads, in[:n])
+		in = in[n:]
+	}
+	return reads
+}
+
 // FuzzInputPassing holds Input to its word as a ptyproxy.Passer: whenever
 // Passing says that the next call passes plain text of up to n
 // characters (n > 0: 0 passes nothing), a Filter call with such text, whatever its time, writes
@@ -54,13 +70,7 @@ func FuzzInputPassing(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in, cuts, gaps []byte, mode byte) {
 		b := newBurstRig(t, []BurstMode{BurstAuto, BurstOn, BurstOff}[int(mode)%3], mode&4 != 0)
 		b.root = fastTempDir(t)
-		for k := 0; len(in) > 0; k++ {
-			n := len(in)
-			if len(cuts) > 0 {
-				n = min(n, int(cuts[k%len(cuts)]%16)+1)
-			}
-			chunk := in[:n]
-			in = in[n:]
+		for k, chunk := range readsOf(in, cuts) {
 			if len(gaps) > 0 {
 				g := gaps[k%len(gaps)]
 				if g == 255 {
@@ -134,13 +144,7 @@ func FuzzOutputPassing(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in, cuts []byte) {
 		o := NewOutput(OutputConfig{})
 		var term bytes.Buffer
-		for k := 0; len(in) > 0; k++ {
-			n := len(in)
-			if len(cuts) > 0 {
-				n = min(n, int(cuts[k%len(cuts)]%16)+1)
-			}
-			chunk := in[:n]
-			in = in[n:]
+		for k, chunk := range readsOf(in, cuts) {
 			chars, plain := plainChars(chunk)
 			pass := o.Passing()
 			ahead := pass > 0 && plain && chars <= pass
