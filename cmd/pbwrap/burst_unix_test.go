@@ -54,20 +54,26 @@ func (term *terminal) writeSpaced(p []byte, size int, spacing time.Duration) (ke
 }
 
 // waitBurst waits until the child has got a reference, or n bytes, as
-// it would without pbwrap, or, for a paste that was split (a loaded
-// machine), until its input has stopped growing: a key typed after that
-// comes after all of the paste, never inside it.
+// it would without pbwrap, and its input has not grown for a while since;
+// or, for a paste that was split (a loaded machine), until its input has
+// stopped growing: a key typed after that comes after all of the paste,
+// never inside it. (A reference alone is not enough: on a loaded machine
+// it may be the first part's, with the rest's burst still open, and a key
+// typed then is the burst's: it was, 1 run in 50 with two CPU burners.)
 func (term *terminal) waitBurst(n int) {
 	term.t.Helper()
-	const settled = 10 * bracketed.BurstGap // Not an assertion: when to stop waiting.
+	const (
+		quiet   = 4 * bracketed.BurstGap  // After a reference: longer than a burst's end takes.
+		settled = 10 * bracketed.BurstGap // Not an assertion: when to stop waiting.
+	)
 	last, since := -1, time.Now()
 	term.WaitFor("a reference or the paste", func() bool {
 		got := term.File("input")
 		if len(got) != last {
 			last, since = len(got), time.Now()
 		}
-		return strings.HasSuffix(got, "]") || strings.HasSuffix(got, "]"+pasteEnd) || len(got) >= n ||
-			len(got) > 0 && time.Since(since) > settled
+		done := strings.HasSuffix(got, "]") || strings.HasSuffix(got, "]"+pasteEnd) || len(got) >= n
+		return len(got) > 0 && (done && time.Since(since) > quiet || time.Since(since) > settled)
 	})
 }
 
