@@ -136,6 +136,11 @@ func TestPlainWithin(t *testing.T) {
 		{"\xa9", 0, true},
 		{"a\x1b", 5, false},
 		{"\r\x7f\t", 3, true},
+		{strings.Repeat("a", 65), 64, false}, // Longer reads: first the search for ESC.
+		{strings.Repeat("a", 65), 65, true},
+		{strings.Repeat("é", 65), 65, true},
+		{strings.Repeat("é", 65), 64, false},
+		{strings.Repeat("a", 100) + "\x1b" + strings.Repeat("a", 10), 1 << 30, false},
 	} {
 		if got := plainWithin([]byte(tc.in), tc.n); got != tc.want {
 			t.Errorf("plainWithin(%q, %d) = %v, want %v", tc.in, tc.n, got, tc.want)

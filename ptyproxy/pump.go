@@ -110,9 +110,9 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 		p.note(err)
 		return time.Time{}
 	}
-	// The time of the read, before any write: a write that waits (a
-	// command that does not read, or that took the CPU as it woke) is not
-	// time between two keys (see bracketed.Burst).
+	// The time of the read (give or take the lock), before any write: a
+	// write that waits (a command that does not read, or that took the
+	// CPU as it woke) is not time between two keys (see bracketed.Burst).
 	now := time.Now()
 	fw, ahead := w, p.pass > 0 && plainWithin(b, p.pass)
 	if ahead {
@@ -387,11 +387,14 @@ type aheadWriter struct {
 	off   bool   // the filter wrote other bytes
 }
 
+// Write takes p if it is the next of what went ahead: at once when it is
+// the same memory (an output filter passing its input on), compared
+// otherwise.
 func (a *aheadWriter) Write(p []byte) (int, error) {
 	if a.off {
 		return a.w.Write(p)
 	}
-	if len(p) <= len(a.ahead) && bytes.Equal(p, a.ahead[:len(p)]) {
+	if len(p) <= len(a.ahead) && (len(p) == 0 || &p[0] == &a.ahead[0] || bytes.Equal(p, a.ahead[:len(p)])) {
 		a.ahead = a.ahead[len(p):]
 		return len(p), nil
 	}
