@@ -430,8 +430,7 @@ func TestBurstAllocs(t *testing.T) {
 
 // TypedAhead counts down with the characters that arrive together (CR
 // among them), is 0 within a key sequence or a burst, and is back to 2
-// after a control key;
-// it never counts on time having passed.
+// after a control key; it never counts on time having passed.
 func TestBurstTypedAhead(t *testing.T) {
 	var r recorder
 	b := NewBurst(&r)
