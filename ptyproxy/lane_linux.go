@@ -106,13 +106,17 @@ type laneDir struct {
 	// laneFeed is feed writing through w (see pump.feedVia).
 	laneFeed func([]byte) time.Time
 
-	// Guarded by l.mu.
+	// Guarded by l.mu (see runs).
 	withHelper bool  // the helper runs the direction, not the lane
 	failed     error // the failure of the lane's last read, for the helper
 	over       bool  // the direction has ended
 	helping    bool  // the helper goroutine has started
 	wake       chan struct{}
 }
+
+// runs reports whether the lane runs d: neither its helper does, nor has
+// it ended. l.mu must be held.
+func (d *laneDir) runs() bool { return !d.withHelper && !d.over }
 
 // hotFor is how long after its last read that brought bytes the lane
 // waits raw. A variable for the tests.
@@ -326,7 +330,7 @@ func (l *lane) nextDue() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, d := range l.dirs {
-		if !d.withHelper && !d.over && !d.due.IsZero() && (due.IsZero() || d.due.Before(due)) {
+		if d.runs() && !d.due.IsZero() && (due.IsZero() || d.due.Before(due)) {
 			due = d.due
 		}
 	}
@@ -357,8 +361,7 @@ func (l *lane) wait(due time.Time) bool {
 			end = due
 		}
 		ms := int((end.Sub(now) + time.Millisecond - 1) / time.Millisecond)
-		n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
-			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(ms), 0, 0)
+		n, errno := epollRaw(l.epfd, l.events[:], ms)
 		switch {
 		case errno == unix.EINTR:
 			// Most likely a preemption request: let it happen, and wait
@@ -368,7 +371,7 @@ func (l *lane) wait(due time.Time) bool {
 		case errno != 0:
 			l.hot = time.Time{}
 		case n > 0:
-			l.n = int(n)
+			l.n = n
 			return true
 		}
 	}
@@ -397,7 +400,7 @@ func (l *lane) coldWait(due time.Time) bool {
 // pollWait is the poller's callback for coldWait: it takes the events the
 // set has, and reports false, to wait, if there are none.
 func (l *lane) pollWait(fd uintptr) bool {
-	n, errno := epollNow(int(fd), l.events[:])
+	n, errno := epollRaw(int(fd), l.events[:], 0)
 	if errno != 0 && errno != unix.EINTR {
 		return true
 	}
@@ -405,10 +408,12 @@ func (l *lane) pollWait(fd uintptr) bool {
 	return n > 0
 }
 
-// epollNow takes the events the set epfd has, without waiting.
-func epollNow(epfd int, events []unix.EpollEvent) (int, syscall.Errno) {
+// epollRaw takes the events the set epfd has, waiting for them at most ms
+// milliseconds (0: not at all), outside the runtime's system call
+// bookkeeping: the wait holds the P (see lane).
+func epollRaw(epfd int, events []unix.EpollEvent, ms int) (int, syscall.Errno) {
 	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
-		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
 	return int(n), errno
 }
 
@@ -416,7 +421,7 @@ func epollNow(epfd int, events []unix.EpollEvent) (int, syscall.Errno) {
 // hands d to its helper, which handles the failure.
 func (l *lane) step(d *laneDir, buf []byte) {
 	l.mu.Lock()
-	mine := !d.withHelper && !d.over
+	mine := d.runs()
 	l.mu.Unlock()
 	if !mine {
 		return
@@ -473,7 +478,7 @@ func (l *lane) expire() {
 	now := time.Now()
 	for _, d := range l.dirs {
 		l.mu.Lock()
-		mine := !d.withHelper && !d.over
+		mine := d.runs()
 		l.mu.Unlock()
 		if !mine || d.due.IsZero() || now.Before(d.due) {
 			continue
@@ -494,7 +499,7 @@ func (l *lane) writeWaits(index int) {
 		return // Not the lane's write (the session's own, say), or its step is over.
 	}
 	l.blocked = true
-	if other := l.dirs[1-index]; !other.withHelper && !other.over {
+	if other := l.dirs[1-index]; other.runs() {
 		l.handOverLocked(other, nil)
 	}
 }
@@ -508,7 +513,7 @@ func (l *lane) handOver(d *laneDir, failed error) {
 }
 
 func (l *lane) handOverLocked(d *laneDir, failed error) {
-	if d.withHelper || d.over || l.stopped {
+	if !d.runs() || l.stopped {
 		return
 	}
 	d.withHelper = true
@@ -658,6 +663,7 @@ type laneWriter struct {
 // Write writes p whole, as endpoint.Write does.
 func (w *laneWriter) Write(p []byte) (int, error) {
 	n := 0
+write:
 	for w.fd >= 0 && n < len(p) {
 		stageWriteStart()
 		k, errno := rawWrite(w.fd, p[n:])
@@ -667,8 +673,7 @@ func (w *laneWriter) Write(p []byte) (int, error) {
 			n += k
 		case unix.EINTR:
 		case unix.EAGAIN:
-			k, err := w.dst.Write(p[n:])
-			return n + k, err
+			break write
 		default:
 			return n, &os.PathError{Op: "write", Path: w.dst.f.Name(), Err: errno}
 		}
