@@ -3,6 +3,7 @@ package ptyproxy
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -68,6 +69,10 @@ import (
 // into /dev/null at once, whatever it is doing, and kicks it; it then
 // closes them, reads each direction it runs once, and a direction whose
 // file is closed goes to its helper, which ends it.
+//
+// Text that a direction's filter passes as it is goes ahead of it, as far
+// as the descriptor takes it at once, through the pump's gate, without
+// its lock (see aheadGate).
 type lane struct {
 	ep   *os.File // the set, in Go's poller, for idle waits
 	rc   syscall.RawConn
@@ -103,7 +108,8 @@ type laneDir struct {
 	rfd int
 	w   laneWriter
 
-	// laneFeed is feed writing through w (see pump.feedVia).
+	// laneFeed is feed writing through w, and ahead of the filter what
+	// its gate passes (see aheadGate).
 	laneFeed func([]byte) time.Time
 
 	// Guarded by l.mu (see runs).
@@ -112,6 +118,21 @@ type laneDir struct {
 	over       bool  // the direction has ended
 	helping    bool  // the helper goroutine has started
 	wake       chan struct{}
+}
+
+// feed passes b, just read, through p, d's pump, writing through d.w: if
+// p's gate passes b, b goes ahead of the filter first, as far as the
+// descriptor takes it at once (see aheadGate).
+func (d *laneDir) feed(p *pump, b []byte) time.Time {
+	g := &p.gate
+	g.busy.Store(true)
+	if k := g.pass.Load(); k <= 0 || !plainWithin(b, int(min(k, math.MaxInt))) {
+		g.busy.Store(false)
+		return p.feedVia(&d.w, b)
+	}
+	n := d.w.writeNow(b)
+	g.busy.Store(false)
+	return p.wentAhead(&d.w, b, n)
 }
 
 // runs reports whether the lane runs d: neither its helper does, nor has
@@ -147,8 +168,13 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 	in := &laneDir{pumpLoop: pumpLoop{p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds}, l: l, index: 0, ended: func() {}}
 	out := &laneDir{pumpLoop: pumpLoop{p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds}, l: l, index: 1, ended: func() { close(outDone) }}
 	in.w.dst, out.w.dst = s.inDst, s.outDst
-	in.laneFeed = func(b []byte) time.Time { return s.in.feedVia(&in.w, b) }
-	out.laneFeed = func(b []byte) time.Time { return s.outputVia(&out.w, b) }
+	in.laneFeed = func(b []byte) time.Time { return in.feed(s.in, b) }
+	out.laneFeed = func(b []byte) time.Time {
+		if onOutput != nil {
+			onOutput(b)
+		}
+		return out.feed(s.out, b)
+	}
 	l.dirs = [2]*laneDir{in, out}
 	ok := l.ctl(unix.EPOLL_CTL_ADD, kick, -1)
 	for _, d := range l.dirs {
@@ -662,8 +688,28 @@ type laneWriter struct {
 
 // Write writes p whole, as endpoint.Write does.
 func (w *laneWriter) Write(p []byte) (int, error) {
+	n, errno := w.raw(p)
+	if errno != 0 {
+		return n, &os.PathError{Op: "write", Path: w.dst.f.Name(), Err: errno}
+	}
+	if n < len(p) {
+		k, err := w.dst.Write(p[n:])
+		return n + k, err
+	}
+	return n, nil
+}
+
+// writeNow writes what fd takes of p at once, and returns how much that
+// was; it never waits, and leaves a failure for Write to find.
+func (w *laneWriter) writeNow(p []byte) int {
+	n, _ := w.raw(p)
+	return n
+}
+
+// raw writes p through fd until it is written, fd would wait or is
+// closed, or a write fails (its errno).
+func (w *laneWriter) raw(p []byte) (int, syscall.Errno) {
 	n := 0
-write:
 	for w.fd >= 0 && n < len(p) {
 		stageWriteStart()
 		k, errno := rawWrite(w.fd, p[n:])
@@ -673,14 +719,10 @@ write:
 			n += k
 		case unix.EINTR:
 		case unix.EAGAIN:
-			break write
+			return n, 0
 		default:
-			return n, &os.PathError{Op: "write", Path: w.dst.f.Name(), Err: errno}
+			return n, errno
 		}
 	}
-	if n < len(p) {
-		k, err := w.dst.Write(p[n:])
-		return n + k, err
-	}
-	return n, nil
+	return n, 0
 }

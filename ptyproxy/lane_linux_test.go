@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
@@ -446,6 +450,109 @@ func TestLaneOutputEnds(t *testing.T) {
 // A keystroke through the lane allocates nothing.
 func TestLaneStepAllocs(t *testing.T) {
 	r := newIdleLaneRig(t, nil)
+	t.Cleanup(r.l.release)
+	buf, got, key := make([]byte, ioBufSize), make([]byte, 8), []byte("k")
+	allocs := testing.AllocsPerRun(100, func() {
+		r.typed.Write(key)
+		r.l.step(r.l.dirs[0], buf)
+		r.toCommand.Read(got)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per keystroke, want 0", allocs)
+	}
+}
+
+// passAll is a Passer that passes what it is given, and any plain text;
+// it counts its calls, before it writes.
+type passAll struct{ calls atomic.Int32 }
+
+func (f *passAll) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
+	f.calls.Add(1)
+	_, err := w.Write(p)
+	return time.Time{}, err
+}
+func (*passAll) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
+func (*passAll) Close(io.Writer) error                         { return nil }
+func (*passAll) Passing() int                                  { return math.MaxInt }
+
+// A key that the input filter passes reaches the command while the pump
+// is held (by a call of the session's, say): the lane writes it ahead
+// without the pump's lock. The filter then has it, and what it writes of
+// it goes nowhere; what it does not pass waits for it.
+func TestLaneWritesAheadWithoutThePump(t *testing.T) {
+	f := &passAll{}
+	r := newLaneRig(t, f)
+	r.s.in.mu.Lock()
+	held := true
+	t.Cleanup(func() { // Before the lane's (see newLaneRig), if readN fails.
+		if held {
+			r.s.in.mu.Unlock()
+		}
+	})
+	r.typed.Write([]byte("k"))
+	got := readN(t, r.toCommand, 1)
+	held = false
+	r.s.in.mu.Unlock()
+	if string(got) != "k" {
+		t.Fatalf("the command read %q while the pump was held, want the key", got)
+	}
+	r.typed.Write([]byte("\x1b[A"))
+	if got := readN(t, r.toCommand, 3); string(got) != "\x1b[A" {
+		t.Fatalf("next, the command read %q, want the arrow key alone", got)
+	}
+	if n := f.calls.Load(); n != 2 {
+		t.Errorf("the filter was called %d times, want 2", n)
+	}
+}
+
+// Once the input pump is closed, or the command has ended, nothing goes
+// ahead of the filter: the gate is shut.
+func TestLaneWritesNothingAheadOnceShut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		shut func(*pump)
+	}{
+		{"closed", (*pump).close},
+		{"ended", func(p *pump) { p.end() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newLaneRig(t, &passAll{})
+			tc.shut(r.s.in)
+			r.typed.Write([]byte("k"))
+			awaitStepped(t, r)
+			if n := queuedIn(t, r.toCommand); n != 0 {
+				t.Errorf("%d bytes reached the command after the pump was %s", n, tc.name)
+			}
+		})
+	}
+}
+
+// awaitStepped waits until the lane has read all that was typed, and its
+// step is over.
+func awaitStepped(t *testing.T, r *laneRig) {
+	t.Helper()
+	deadline := time.Now().Add(ptytest.Watchdog)
+	for queuedIn(t, r.s.inSrc.f) > 0 || r.l.stepping.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the lane did not take what was typed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// queuedIn returns how many bytes wait to be read from the pipe f.
+func queuedIn(t *testing.T, f *os.File) int {
+	t.Helper()
+	n, err := unix.IoctlGetInt(int(f.Fd()), ioctlInputQueued)
+	if err != nil {
+		t.Fatalf("FIONREAD %s: %v", f.Name(), err)
+	}
+	return n
+}
+
+// A key written ahead allocates nothing either.
+func TestLaneStepAheadAllocs(t *testing.T) {
+	r := newIdleLaneRig(t, &passAll{})
 	t.Cleanup(r.l.release)
 	buf, got, key := make([]byte, ioBufSize), make([]byte, 8), []byte("k")
 	allocs := testing.AllocsPerRun(100, func() {

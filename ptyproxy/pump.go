@@ -5,6 +5,7 @@ package ptyproxy
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ type pump struct {
 	pass   int
 	ahead  aheadWriter
 	lied   bool // the filter wrote other than what went ahead, once at least
+	gate   aheadGate
 
 	// src, on the input pump, tells whether the terminal has sent input
 	// that the filter has not had (see expire); nil on the output pump.
@@ -77,11 +79,47 @@ func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pum
 	return p
 }
 
-// askPass asks the filter how much plain text its next call passes. p.mu
-// must be held (or p not yet shared).
+// askPass asks the filter how much plain text its next call passes, and
+// opens the gate that far, unless what the filter writes goes nowhere.
+// p.mu must be held (or p not yet shared).
 func (p *pump) askPass() {
 	if p.passer != nil {
 		p.pass = p.passer.Passing()
+	}
+	if p.told || p.done {
+		p.gate.set(0)
+	} else {
+		p.gate.set(p.pass)
+	}
+}
+
+// An aheadGate lets a lane write text ahead of the filter without the
+// pump's lock: a keystroke's write then touches nothing of the pump, whose
+// memory, cold after a pause, cost more than the write's own user-space
+// work (doc/performance.md, "Sixth pass"). The pump sets it under p.mu,
+// after each call to the filter and as the stream ends. The lane marks
+// itself busy, reads pass, and writes only what the filter passes, and
+// only what the descriptor takes at once; then it feeds the pump, which
+// has the filter write to an aheadWriter (see pump.wentAhead).
+//
+// set waits for a lane that is busy, so that once it returns no lane
+// writes on what the gate said before: with Go's atomics sequentially
+// consistent, a lane that read the old pass marked itself busy before
+// set stored the new one, and set sees it busy until its write is over.
+// A lane's write does not wait (it stops where the descriptor would), so
+// neither does set, for long: nothing stale reaches the terminal after
+// the stream is closed, or the command after it has ended.
+type aheadGate struct {
+	pass atomic.Int64 // plain text of at most this many characters passes unchanged
+	busy atomic.Bool  // a lane has read pass and may be writing
+}
+
+// set opens the gate to n characters (0 closes it), and waits until no
+// lane writes on what it said before.
+func (g *aheadGate) set(n int) {
+	g.pass.Store(int64(n))
+	for g.busy.Load() {
+		runtime.Gosched()
 	}
 }
 
@@ -114,10 +152,20 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 	// write that waits (a command that does not read, or that took the
 	// CPU as it woke) is not time between two keys (see bracketed.Burst).
 	now := time.Now()
-	fw, ahead := w, p.pass > 0 && plainWithin(b, p.pass)
+	ahead := p.pass > 0 && plainWithin(b, p.pass)
 	if ahead {
 		_, err := w.Write(b) // Before the filter runs: see Passer.
 		p.note(err)
+	}
+	return p.filter(w, b, now, ahead)
+}
+
+// filter gives b to the filter, writing to w, or, if b went ahead of it,
+// to p.ahead, which takes what it writes of b; then it asks what the
+// filter passes next and sets the deadline. p.mu must be held.
+func (p *pump) filter(w io.Writer, b []byte, now time.Time, ahead bool) (due time.Time) {
+	fw := w
+	if ahead {
 		p.ahead = aheadWriter{w: w, ahead: b}
 		fw = &p.ahead
 	}
@@ -142,6 +190,30 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 	p.schedule(due)
 	p.settle(true)
 	return due
+}
+
+// wentAhead is feed for a lane that wrote the first n bytes of b ahead
+// of the filter, b being text its gate passed (see aheadGate): the rest
+// goes ahead first, through w, where the lane's write stopped, and the
+// filter is then given b, writing what it writes of it nowhere.
+func (p *pump) wentAhead(w io.Writer, b []byte, n int) (due time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return time.Time{} // Closed after the lane's write, which the close waited for.
+	}
+	p.notice()
+	if p.told {
+		w = p.w
+	}
+	// The time of the read, give or take the lock and the write that
+	// went ahead, which did not wait; the rest of it may, after.
+	now := time.Now()
+	if n < len(b) {
+		_, err := w.Write(b[n:])
+		p.note(err)
+	}
+	return p.filter(w, b, now, true)
 }
 
 // writeFrom passes what f returns to w as it is, bypassing the filter. f
@@ -199,6 +271,7 @@ func (p *pump) closeLocked() {
 	}
 	p.done = true
 	p.pass = 0
+	p.gate.set(0)
 	p.schedule(time.Time{})
 	p.notice()
 	if p.f != nil {
