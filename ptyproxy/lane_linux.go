@@ -121,8 +121,8 @@ type laneDir struct {
 }
 
 // feed passes b, just read, through p, d's pump, writing through d.w: if
-// p's gate passes b, b goes ahead of the filter first, as far as the
-// descriptor takes it at once (see aheadGate).
+// p's gate lets b through, b goes ahead of the filter first (see
+// aheadGate).
 func (d *laneDir) feed(p *pump, b []byte) time.Time {
 	g := &p.gate
 	g.busy.Store(true)
@@ -130,9 +130,13 @@ func (d *laneDir) feed(p *pump, b []byte) time.Time {
 		g.busy.Store(false)
 		return p.feedVia(&d.w, b)
 	}
-	n := d.w.writeNow(b)
+	// The time of the read, before the write: a write that waits, or
+	// whose reader takes the CPU as it wakes, is not time between two
+	// keys (see bracketed.Burst).
+	now := time.Now()
+	_, err := d.w.Write(b)
 	g.busy.Store(false)
-	return p.wentAhead(&d.w, b, n)
+	return p.wentAhead(&d.w, b, now, err)
 }
 
 // runs reports whether the lane runs d: neither its helper does, nor has
@@ -170,9 +174,7 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 	in.w.dst, out.w.dst = s.inDst, s.outDst
 	in.laneFeed = func(b []byte) time.Time { return in.feed(s.in, b) }
 	out.laneFeed = func(b []byte) time.Time {
-		if onOutput != nil {
-			onOutput(b)
-		}
+		seeOutput(b)
 		return out.feed(s.out, b)
 	}
 	l.dirs = [2]*laneDir{in, out}
@@ -688,28 +690,8 @@ type laneWriter struct {
 
 // Write writes p whole, as endpoint.Write does.
 func (w *laneWriter) Write(p []byte) (int, error) {
-	n, errno := w.raw(p)
-	if errno != 0 {
-		return n, &os.PathError{Op: "write", Path: w.dst.f.Name(), Err: errno}
-	}
-	if n < len(p) {
-		k, err := w.dst.Write(p[n:])
-		return n + k, err
-	}
-	return n, nil
-}
-
-// writeNow writes what fd takes of p at once, and returns how much that
-// was; it never waits, and leaves a failure for Write to find.
-func (w *laneWriter) writeNow(p []byte) int {
-	n, _ := w.raw(p)
-	return n
-}
-
-// raw writes p through fd until it is written, fd would wait or is
-// closed, or a write fails (its errno).
-func (w *laneWriter) raw(p []byte) (int, syscall.Errno) {
 	n := 0
+write:
 	for w.fd >= 0 && n < len(p) {
 		stageWriteStart()
 		k, errno := rawWrite(w.fd, p[n:])
@@ -719,10 +701,14 @@ func (w *laneWriter) raw(p []byte) (int, syscall.Errno) {
 			n += k
 		case unix.EINTR:
 		case unix.EAGAIN:
-			return n, 0
+			break write
 		default:
-			return n, errno
+			return n, &os.PathError{Op: "write", Path: w.dst.f.Name(), Err: errno}
 		}
 	}
-	return n, 0
+	if n < len(p) {
+		k, err := w.dst.Write(p[n:])
+		return n + k, err
+	}
+	return n, nil
 }

@@ -31,7 +31,11 @@ type laneRig struct {
 }
 
 func newLaneRig(t *testing.T, input Filter) *laneRig {
-	r := newIdleLaneRig(t, input)
+	return startLane(t, newIdleLaneRig(t, input))
+}
+
+// startLane runs r's lane until the test's end.
+func startLane(t *testing.T, r *laneRig) *laneRig {
 	go func() {
 		defer close(r.laneDone)
 		r.l.run()
@@ -50,6 +54,12 @@ func newLaneRig(t *testing.T, input Filter) *laneRig {
 // newIdleLaneRig is newLaneRig without the lane's goroutine.
 func newIdleLaneRig(t *testing.T, input Filter) *laneRig {
 	t.Helper()
+	return newIdleLaneRigOut(t, input, nil)
+}
+
+// newIdleLaneRigOut is newIdleLaneRig with an output filter.
+func newIdleLaneRigOut(t *testing.T, input, output Filter) *laneRig {
+	t.Helper()
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("a lane needs two Ps")
 	}
@@ -63,7 +73,7 @@ func newIdleLaneRig(t *testing.T, input Filter) *laneRig {
 	s.inSrc, s.outSrc = newEndpoint(inR, nil), newEndpoint(outR, nil)
 	s.inDst, s.outDst = newEndpoint(inW, nil), newEndpoint(outW, nil)
 	s.in = newPump("input", input, s.inDst, t.Logf)
-	s.out = newPump("output", nil, s.outDst, t.Logf)
+	s.out = newPump("output", output, s.outDst, t.Logf)
 	r.s, r.l = s, s.newLane(r.outDone)
 	if r.l == nil {
 		t.Fatal("no lane for pipes in the poller")
@@ -540,10 +550,18 @@ func awaitStepped(t *testing.T, r *laneRig) {
 	}
 }
 
-// queuedIn returns how many bytes wait to be read from the pipe f.
+// queuedIn returns how many bytes wait to be read from the pipe f
+// (without Fd, which would make f blocking, for the lane too).
 func queuedIn(t *testing.T, f *os.File) int {
 	t.Helper()
-	n, err := unix.IoctlGetInt(int(f.Fd()), ioctlInputQueued)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := rc.Control(func(fd uintptr) { n, err = unix.IoctlGetInt(int(fd), ioctlInputQueued) }); err != nil {
+		t.Fatal(err)
+	}
 	if err != nil {
 		t.Fatalf("FIONREAD %s: %v", f.Name(), err)
 	}
@@ -562,5 +580,129 @@ func TestLaneStepAheadAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per keystroke, want 0", allocs)
+	}
+}
+
+// A chunk of output that goes ahead of its filter goes whole, waiting for
+// room if it must, before the session writes to the terminal (its reset
+// sequences) or closes the stream: neither lands inside it, nor cuts it.
+func TestLaneAheadChunkIsWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after func(*pump)
+		tail  string
+	}{
+		{"reset", func(p *pump) { p.writeFrom(func() []byte { return []byte("RESET") }) }, "RESET"},
+		{"close", (*pump).close, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startLane(t, newIdleLaneRigOut(t, nil, &passAll{}))
+			full := fillPipe(t, r.s.outDst.f)
+			room := 4096
+			readN(t, r.shown, room)
+			chunk := bytes.Repeat([]byte("x"), 2*room)
+			r.printed.Write(chunk)
+			g := &r.s.out.gate
+			awaitTrue(t, "the lane writing the chunk", g.busy.Load)
+			done := make(chan struct{})
+			go func() { defer close(done); tc.after(r.s.out) }()
+			awaitTrue(t, "the gate shut", func() bool { return g.pass.Load() == 0 })
+			got := readN(t, r.shown, full-room+len(chunk)+len(tc.tail))
+			<-done
+			want := append(bytes.Repeat([]byte{0}, full-room), chunk...)
+			if !bytes.Equal(got, append(want, tc.tail...)) {
+				i := 0
+				for i < len(got) && i < len(want) && got[i] == want[i] {
+					i++
+				}
+				t.Fatalf("the terminal got other bytes from %d on: %q", i, got[i:min(len(got), i+32)])
+			}
+		})
+	}
+}
+
+// fillPipe writes zeros to the pipe w until it is full, and returns how
+// many.
+func fillPipe(t *testing.T, w *os.File) int {
+	t.Helper()
+	rc, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros, n := make([]byte, 4096), 0
+	err = rc.Write(func(fd uintptr) bool {
+		for {
+			k, err := unix.Write(int(fd), zeros)
+			if err != nil {
+				return true // EAGAIN: full.
+			}
+			n += k
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// awaitTrue waits until cond holds, or fails at the watchdog.
+func awaitTrue(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(ptytest.Watchdog)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %s", what)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// droppingPasser is a passAll that is Unfinished, and drops what it is
+// given once the command has ended, as capture.Input does.
+type droppingPasser struct {
+	passAll
+	ended bool
+}
+
+func (f *droppingPasser) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+	if f.ended {
+		return time.Time{}, nil
+	}
+	return f.passAll.Filter(w, p, now)
+}
+func (f *droppingPasser) CommandEnded() { f.ended = true }
+func (*droppingPasser) Pending() bool   { return false }
+
+// A key that went ahead as the command ended reaches the command whole,
+// and the filter, which drops it, is not logged as having broken its word.
+func TestLaneAheadAsTheCommandEnds(t *testing.T) {
+	r := newLaneRig(t, &droppingPasser{})
+	var logged atomic.Int32
+	p := r.s.in
+	p.mu.Lock()
+	held := true
+	t.Cleanup(func() {
+		if held {
+			p.mu.Unlock()
+		}
+	})
+	p.logf = func(format string, args ...any) {
+		logged.Add(1)
+		t.Logf(format, args...)
+	}
+	r.typed.Write([]byte("key"))
+	got := readN(t, r.toCommand, 3) // The lane now waits for the pump.
+	p.ended.Store(true)             // What end does, with the pump held.
+	p.notice()
+	held = false
+	p.mu.Unlock()
+	awaitStepped(t, r)
+	if string(got) != "key" {
+		t.Errorf("the command read %q, want the key", got)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := logged.Load(); n != 0 {
+		t.Errorf("%d lines logged, want none", n)
 	}
 }

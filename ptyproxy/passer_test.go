@@ -190,7 +190,7 @@ func (s *slowWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// Once the gate's set returns, no writer acts on what it said before: a
+// Once the gate's shut returns, no writer acts on what it said before: a
 // writer that read the old opening is waited for. Here a writer goes
 // through the gate without pause while it is opened and shut; a write
 // that began on an opening and is still under way once it was shut is
@@ -226,11 +226,11 @@ func TestAheadGateSetWaitsForTheWriter(t *testing.T) {
 	}()
 	for i := 0; i < 20000 && late.Load() == 0; i++ {
 		shut.Store(false)
-		g.set(1)
+		g.open(1)
 		for w := writes.Load(); writes.Load() == w && i%2 == 0; {
 			runtime.Gosched() // Let a write begin, every other time.
 		}
-		g.set(0)
+		g.shut(-1)
 		shut.Store(true)
 	}
 	close(stop)

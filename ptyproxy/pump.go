@@ -17,6 +17,8 @@ import (
 // feed returned, expire. Those calls and the session's (terminal set-up
 // and reset sequences, the end of the command) are serialized by mu, so
 // output bytes never interleave inside one another; no timer takes it.
+// The lane's writes ahead of the filter, outside mu, are serialized with
+// the session's by the gate (see aheadGate).
 type pump struct {
 	mu   sync.Mutex
 	f    Filter // nil copies bytes unchanged
@@ -87,40 +89,62 @@ func (p *pump) askPass() {
 		p.pass = p.passer.Passing()
 	}
 	if p.told || p.done {
-		p.gate.set(0)
+		p.gate.open(0)
 	} else {
-		p.gate.set(p.pass)
+		p.gate.open(p.pass)
 	}
 }
 
 // An aheadGate lets a lane write text ahead of the filter without the
 // pump's lock: a keystroke's write then touches nothing of the pump, whose
 // memory, cold after a pause, cost more than the write's own user-space
-// work (doc/performance.md, "Sixth pass"). The pump sets it under p.mu,
-// after each call to the filter and as the stream ends. The lane marks
-// itself busy, reads pass, and writes only what the filter passes, and
-// only what the descriptor takes at once; then it feeds the pump, which
-// has the filter write to an aheadWriter (see pump.wentAhead).
+// work (doc/performance.md, "Sixth pass"). The pump opens it under p.mu
+// after each call to the filter, as far as the filter passes. The lane
+// marks itself busy, reads pass, and, if the text it read passes, writes
+// all of it, waiting for room if it must, then marks itself idle and
+// feeds the pump, which has the filter write to an aheadWriter (see
+// pump.wentAhead).
 //
-// set waits for a lane that is busy, so that once it returns no lane
-// writes on what the gate said before: with Go's atomics sequentially
+// Whoever else writes where the lane does, or ends the stream, shuts the
+// gate first: shut waits for a busy lane, so that once it returns no lane
+// writes on what the gate said before. With Go's atomics sequentially
 // consistent, a lane that read the old pass marked itself busy before
-// set stored the new one, and set sees it busy until its write is over.
-// A lane's write does not wait (it stops where the descriptor would), so
-// neither does set, for long: nothing stale reaches the terminal after
-// the stream is closed, or the command after it has ended.
+// shut stored 0, and shut sees it busy until its write is over. So the
+// terminal's set-up and reset sequences never land inside a chunk of
+// output, and nothing reaches the terminal after the stream is closed.
+// The command's end only closes the gate: a chunk already on its way
+// reaches the command whole, as it did when it held p.mu.
 type aheadGate struct {
 	pass atomic.Int64 // plain text of at most this many characters passes unchanged
 	busy atomic.Bool  // a lane has read pass and may be writing
 }
 
-// set opens the gate to n characters (0 closes it), and waits until no
-// lane writes on what it said before.
-func (g *aheadGate) set(n int) {
-	g.pass.Store(int64(n))
-	for g.busy.Load() {
-		runtime.Gosched()
+// open lets through plain text of at most n characters (0: none), from
+// now on.
+func (g *aheadGate) open(n int) { g.pass.Store(int64(n)) }
+
+// shut closes the gate and waits until no lane writes on what it said
+// before, for at most d (d < 0: for as long as that takes), and reports
+// whether none does. A lane's write waits only for room: for as long as
+// the terminal or the command does not read, as a call holding p.mu did.
+func (g *aheadGate) shut(d time.Duration) bool {
+	g.pass.Store(0)
+	var deadline time.Time
+	for i := 0; g.busy.Load(); i++ {
+		switch {
+		case i < 100:
+			runtime.Gosched() // The lane's write is a system call away from its end.
+		case d < 0:
+			time.Sleep(time.Millisecond)
+		case deadline.IsZero():
+			deadline = time.Now().Add(d)
+		case time.Now().After(deadline):
+			return false
+		default:
+			time.Sleep(time.Millisecond)
+		}
 	}
+	return true
 }
 
 // feed passes one chunk just read, and returns when Flush is owed if
@@ -172,7 +196,10 @@ func (p *pump) filter(w io.Writer, b []byte, now time.Time, ahead bool) (due tim
 	due, err := p.f.Filter(fw, b, now)
 	p.note(err)
 	if ahead {
-		if (p.ahead.off || len(p.ahead.ahead) > 0) && !p.lied {
+		// Once the command has ended, what the filter writes goes nowhere,
+		// and it may drop anything (see Unfinished): b went ahead as the
+		// command ended.
+		if (p.ahead.off || len(p.ahead.ahead) > 0) && !p.lied && !p.told {
 			p.lied = true
 			if p.logf != nil {
 				p.logf("%s: the filter did not write the %d bytes it passed, which went ahead of it, as they were (not logged again)", p.name, len(b))
@@ -192,26 +219,20 @@ func (p *pump) filter(w io.Writer, b []byte, now time.Time, ahead bool) (due tim
 	return due
 }
 
-// wentAhead is feed for a lane that wrote the first n bytes of b ahead
-// of the filter, b being text its gate passed (see aheadGate): the rest
-// goes ahead first, through w, where the lane's write stopped, and the
-// filter is then given b, writing what it writes of it nowhere.
-func (p *pump) wentAhead(w io.Writer, b []byte, n int) (due time.Time) {
+// wentAhead is feed for a lane that has written b ahead of the filter,
+// b being text the gate let through, read at now (see aheadGate); err is
+// the write's failure, if any. The filter is given b, and what it writes
+// of it goes nowhere.
+func (p *pump) wentAhead(w io.Writer, b []byte, now time.Time, err error) (due time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.note(err)
 	if p.done {
-		return time.Time{} // Closed after the lane's write, which the close waited for.
+		return time.Time{} // Closed after the write, which the close waited for.
 	}
 	p.notice()
 	if p.told {
 		w = p.w
-	}
-	// The time of the read, give or take the lock and the write that
-	// went ahead, which did not wait; the rest of it may, after.
-	now := time.Now()
-	if n < len(b) {
-		_, err := w.Write(b[n:])
-		p.note(err)
 	}
 	return p.filter(w, b, now, true)
 }
@@ -225,6 +246,8 @@ func (p *pump) writeFrom(f func() []byte) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.gate.shut(-1)
+	defer p.askPass()
 	if b := p.call(f); len(b) > 0 {
 		_, err := p.w.Write(b)
 		p.note(err)
@@ -251,6 +274,7 @@ func (p *pump) call(f func() []byte) (b []byte) {
 func (p *pump) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.gate.shut(-1)
 	p.closeLocked()
 }
 
@@ -261,17 +285,21 @@ func (p *pump) closeWithin(d time.Duration) bool {
 		return false
 	}
 	defer p.mu.Unlock()
+	if !p.gate.shut(d) {
+		p.askPass() // The lane's write is blocked: leave the stream as it was.
+		return false
+	}
 	p.closeLocked()
 	return true
 }
 
+// closeLocked closes the stream. p.mu must be held, and the gate shut.
 func (p *pump) closeLocked() {
 	if p.done {
 		return
 	}
 	p.done = true
 	p.pass = 0
-	p.gate.set(0)
 	p.schedule(time.Time{})
 	p.notice()
 	if p.f != nil {

@@ -105,15 +105,15 @@ func (lp *pumpLoop) run(buf []byte, failed error, idleAfter time.Duration, idle 
 
 // output passes a chunk of the command's output through the output pump.
 func (s *session) output(p []byte) time.Time {
-	return s.outputVia(nil, p)
+	seeOutput(p)
+	return s.out.feed(p)
 }
 
-// outputVia is output writing through w (see pump.feedVia).
-func (s *session) outputVia(w io.Writer, p []byte) time.Time {
+// seeOutput shows p to onOutput, if set.
+func seeOutput(p []byte) {
 	if onOutput != nil {
 		onOutput(p)
 	}
-	return s.out.feedVia(w, p)
 }
 
 // drain lets the output pump read what the command left in the PTY, for
