@@ -70,9 +70,8 @@ import (
 // closes them, reads each direction it runs once, and a direction whose
 // file is closed goes to its helper, which ends it.
 //
-// Text that a direction's filter passes as it is goes ahead of it, as far
-// as the descriptor takes it at once, through the pump's gate, without
-// its lock (see aheadGate).
+// Text that a direction's filter passes as it is goes ahead of it, whole,
+// through the pump's gate, without its lock (see aheadGate).
 type lane struct {
 	ep   *os.File // the set, in Go's poller, for idle waits
 	rc   syscall.RawConn
