@@ -129,12 +129,12 @@ func (d *laneDir) feed(p *pump, b []byte) time.Time {
 		g.busy.Store(false)
 		return p.feedVia(&d.w, b)
 	}
+	defer g.busy.Store(false) // Even if the filter panics: the terminal's reset shuts the gate.
 	// The time of the read, before the write: a write that waits, or
 	// whose reader takes the CPU as it wakes, is not time between two
 	// keys (see bracketed.Burst).
 	now := time.Now()
 	_, err := d.w.Write(b)
-	g.busy.Store(false)
 	return p.wentAhead(&d.w, b, now, err)
 }
 

@@ -3,6 +3,7 @@ package ptyproxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -484,11 +485,22 @@ func TestLaneStepAllocs(t *testing.T) {
 }
 
 // passAll is a Passer that passes what it is given, and any plain text;
-// it counts its calls, before it writes.
-type passAll struct{ calls atomic.Int32 }
+// it counts its calls and the bytes it had, and keeps the last time it
+// was given, before it writes; panics makes it panic instead.
+type passAll struct {
+	calls  atomic.Int32
+	seen   atomic.Int64
+	last   atomic.Int64 // the time given, in nanoseconds since clockBase
+	panics bool
+}
 
-func (f *passAll) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
+func (f *passAll) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+	if f.panics {
+		panic("passAll")
+	}
 	f.calls.Add(1)
+	f.seen.Add(int64(len(p)))
+	f.last.Store(int64(now.Sub(clockBase)))
 	_, err := w.Write(p)
 	return time.Time{}, err
 }
@@ -534,6 +546,7 @@ func TestLaneWritesNothingAheadOnceShut(t *testing.T) {
 		shut func(*pump)
 	}{
 		{"closed", (*pump).close},
+		{"closed within", func(p *pump) { p.closeWithin(time.Second) }},
 		{"ended", func(p *pump) { p.end() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -701,4 +714,68 @@ func TestLaneAheadAsTheCommandEnds(t *testing.T) {
 	if n := logged.Load(); n != 0 {
 		t.Errorf("%d lines logged, want none", n)
 	}
+}
+
+// The terminal's reset sequence is made knowing every chunk written
+// before it: a chunk the lane wrote ahead reaches the filter before the
+// reset is asked for, even when the lane is held up in between.
+func TestLaneAheadResetKnowsTheChunk(t *testing.T) {
+	f := &passAll{}
+	r := startLane(t, newIdleLaneRigOut(t, nil, f))
+	p := r.s.out
+	p.mu.Lock() // Holds the lane up after its write, before the filter.
+	held := true
+	t.Cleanup(func() {
+		if held {
+			p.mu.Unlock()
+		}
+	})
+	r.printed.Write([]byte("hello"))
+	readN(t, r.shown, 5)
+	if !p.gate.busy.Load() {
+		t.Error("the lane was idle before the filter had what it wrote ahead")
+	}
+	go p.writeFrom(func() []byte { return fmt.Appendf(nil, "<reset %d>", f.seen.Load()) })
+	awaitTrue(t, "the reset shutting the gate", func() bool { return p.gate.holds.Load() == 1 })
+	held = false
+	p.mu.Unlock()
+	if got, want := string(readN(t, r.shown, len("<reset 5>"))), "<reset 5>"; got != want {
+		t.Errorf("the reset was %q, want %q", got, want)
+	}
+}
+
+// The filter is given the time of the read, from before a write ahead
+// that waits for the command to read.
+func TestLaneAheadKeepsTheReadTime(t *testing.T) {
+	f := &passAll{}
+	r := newLaneRig(t, f)
+	full := fillPipe(t, r.s.inDst.f)
+	before := time.Now()
+	r.typed.Write([]byte("k"))
+	awaitTrue(t, "the lane writing the key", r.s.in.gate.busy.Load)
+	const wait = 50 * time.Millisecond
+	time.Sleep(wait)
+	readN(t, r.toCommand, full+1)
+	awaitTrue(t, "the filter's call", func() bool { return f.calls.Load() == 1 })
+	if late := clockBase.Add(time.Duration(f.last.Load())).Sub(before); late >= wait {
+		t.Errorf("the filter was given a time %v after the key was typed, past the write's wait", late)
+	}
+}
+
+// A filter that panics on a chunk that went ahead leaves the gate idle:
+// the terminal's reset, which the panic leads to, does not wait for it.
+func TestLaneAheadPanicLeavesTheGate(t *testing.T) {
+	r := newIdleLaneRig(t, &passAll{panics: true})
+	t.Cleanup(r.l.release)
+	r.typed.Write([]byte("k"))
+	func() {
+		defer func() { recover() }()
+		r.l.step(r.l.dirs[0], make([]byte, ioBufSize))
+		t.Fatal("the filter did not panic")
+	}()
+	g := &r.s.in.gate
+	if !g.shut(time.Second) {
+		t.Fatal("the gate stayed busy after the panic")
+	}
+	g.unhold()
 }

@@ -195,7 +195,7 @@ func (s *slowWriter) Write(p []byte) (int, error) {
 // through the gate without pause while it is opened and shut; a write
 // that began on an opening and is still under way once it was shut is
 // late.
-func TestAheadGateSetWaitsForTheWriter(t *testing.T) {
+func TestAheadGateShutWaitsForTheWriter(t *testing.T) {
 	var g aheadGate
 	var shut atomic.Bool
 	var writes, late atomic.Int64
@@ -226,11 +226,12 @@ func TestAheadGateSetWaitsForTheWriter(t *testing.T) {
 	}()
 	for i := 0; i < 20000 && late.Load() == 0; i++ {
 		shut.Store(false)
-		g.open(1)
+		g.pass.Store(1)
 		for w := writes.Load(); writes.Load() == w && i%2 == 0; {
 			runtime.Gosched() // Let a write begin, every other time.
 		}
 		g.shut(-1)
+		g.unhold()
 		shut.Store(true)
 	}
 	close(stop)

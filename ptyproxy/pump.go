@@ -18,7 +18,8 @@ import (
 // and reset sequences, the end of the command) are serialized by mu, so
 // output bytes never interleave inside one another; no timer takes it.
 // The lane's writes ahead of the filter, outside mu, are serialized with
-// the session's by the gate (see aheadGate).
+// the session's writes and the stream's close by the gate (see aheadGate);
+// the command's end may come while such a write is under way.
 type pump struct {
 	mu   sync.Mutex
 	f    Filter // nil copies bytes unchanged
@@ -88,10 +89,17 @@ func (p *pump) askPass() {
 	if p.passer != nil {
 		p.pass = p.passer.Passing()
 	}
-	if p.told || p.done {
-		p.gate.open(0)
+	p.reopen()
+}
+
+// reopen opens the gate as far as the filter last said it passes, unless
+// what the filter writes goes nowhere, or the gate is held shut. p.mu
+// must be held (or p not yet shared).
+func (p *pump) reopen() {
+	if p.told || p.done || p.gate.holds.Load() > 0 {
+		p.gate.pass.Store(0)
 	} else {
-		p.gate.open(p.pass)
+		p.gate.pass.Store(int64(p.pass))
 	}
 }
 
@@ -100,40 +108,44 @@ func (p *pump) askPass() {
 // memory, cold after a pause, cost more than the write's own user-space
 // work (doc/performance.md, "Sixth pass"). The pump opens it under p.mu
 // after each call to the filter, as far as the filter passes. The lane
-// marks itself busy, reads pass, and, if the text it read passes, writes
-// all of it, waiting for room if it must, then marks itself idle and
-// feeds the pump, which has the filter write to an aheadWriter (see
-// pump.wentAhead).
+// marks itself busy, reads pass, and, if the text it read passes, reads
+// the clock, writes all of the text, waiting for room if it must, and
+// gives it to the filter (see pump.wentAhead), whose own writes of it go
+// nowhere; then it marks itself idle.
 //
-// Whoever else writes where the lane does, or ends the stream, shuts the
-// gate first: shut waits for a busy lane, so that once it returns no lane
-// writes on what the gate said before. With Go's atomics sequentially
-// consistent, a lane that read the old pass marked itself busy before
-// shut stored 0, and shut sees it busy until its write is over. So the
+// Whoever else writes where the lane does, or closes the stream, shuts
+// the gate first, without p.mu: shut holds it shut and waits until the
+// lane is idle, so that once it returns no lane writes on what the gate
+// said before, and the filter has had what the lane wrote. With Go's
+// atomics sequentially consistent, a lane that read the old pass marked
+// itself busy before shut stored 0, and shut sees it busy until it is
+// done. Then it takes p.mu, does its work, and lets go of the gate
+// (unhold), which the next call to the filter opens again. So the
 // terminal's set-up and reset sequences never land inside a chunk of
-// output, and nothing reaches the terminal after the stream is closed.
-// The command's end only closes the gate: a chunk already on its way
-// reaches the command whole, as it did when it held p.mu.
+// output, are made knowing every chunk before them, and nothing reaches
+// the terminal after the stream is closed. The command's end only closes
+// the gate: a chunk on its way reaches the command whole, as it did when
+// it held p.mu, and the filter, told first, gets it after.
 type aheadGate struct {
-	pass atomic.Int64 // plain text of at most this many characters passes unchanged
-	busy atomic.Bool  // a lane has read pass and may be writing
+	pass  atomic.Int64 // plain text of at most this many characters passes unchanged
+	busy  atomic.Bool  // a lane has read pass, and has not finished with what it let through
+	holds atomic.Int32 // shuts not yet let go of: pass stays 0 meanwhile
 }
 
-// open lets through plain text of at most n characters (0: none), from
-// now on.
-func (g *aheadGate) open(n int) { g.pass.Store(int64(n)) }
-
-// shut closes the gate and waits until no lane writes on what it said
+// shut holds the gate shut and waits until no lane acts on what it said
 // before, for at most d (d < 0: for as long as that takes), and reports
 // whether none does. A lane's write waits only for room: for as long as
 // the terminal or the command does not read, as a call holding p.mu did.
+// p.mu must not be held (the lane takes it before it is idle); each shut
+// is let go of with unhold.
 func (g *aheadGate) shut(d time.Duration) bool {
+	g.holds.Add(1)
 	g.pass.Store(0)
 	var deadline time.Time
 	for i := 0; g.busy.Load(); i++ {
 		switch {
 		case i < 100:
-			runtime.Gosched() // The lane's write is a system call away from its end.
+			runtime.Gosched() // The lane is a system call or two from idle.
 		case d < 0:
 			time.Sleep(time.Millisecond)
 		case deadline.IsZero():
@@ -146,6 +158,10 @@ func (g *aheadGate) shut(d time.Duration) bool {
 	}
 	return true
 }
+
+// unhold lets go of a shut; the gate opens again at the filter's next
+// call (or p.reopen).
+func (g *aheadGate) unhold() { g.holds.Add(-1) }
 
 // feed passes one chunk just read, and returns when Flush is owed if
 // nothing more is read by then: the deadline for the next read, or the
@@ -220,15 +236,15 @@ func (p *pump) filter(w io.Writer, b []byte, now time.Time, ahead bool) (due tim
 }
 
 // wentAhead is feed for a lane that has written b ahead of the filter,
-// b being text the gate let through, read at now (see aheadGate); err is
-// the write's failure, if any. The filter is given b, and what it writes
-// of it goes nowhere.
+// b being text the gate let through, read at now (see aheadGate), while
+// it is still busy; err is the write's failure, if any. The filter is
+// given b, and what it writes of it goes nowhere.
 func (p *pump) wentAhead(w io.Writer, b []byte, now time.Time, err error) (due time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.note(err)
 	if p.done {
-		return time.Time{} // Closed after the write, which the close waited for.
+		return time.Time{} // Closed by a closeWithin that gave up waiting for the lane.
 	}
 	p.notice()
 	if p.told {
@@ -244,10 +260,11 @@ func (p *pump) writeFrom(f func() []byte) {
 	if f == nil {
 		return
 	}
+	p.gate.shut(-1)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.gate.shut(-1)
-	defer p.askPass()
+	defer p.reopen() // f changes nothing the filter passes, and may have panicked: not asked again.
+	defer p.gate.unhold()
 	if b := p.call(f); len(b) > 0 {
 		_, err := p.w.Write(b)
 		p.note(err)
@@ -272,28 +289,28 @@ func (p *pump) call(f func() []byte) (b []byte) {
 // whatever is fed later is dropped. Raw writes (terminal set-up and reset)
 // still go through.
 func (p *pump) close() {
+	p.gate.shut(-1)
+	defer p.gate.unhold()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.gate.shut(-1)
 	p.closeLocked()
 }
 
-// closeWithin closes the stream unless a call holds the pump for longer
-// than d (one blocked for good), and reports whether it did.
+// closeWithin closes the stream unless a call holds the pump, or a lane's
+// write ahead of it waits, for longer than d (one blocked for good), and
+// reports whether it did: it waits 2d at most.
 func (p *pump) closeWithin(d time.Duration) bool {
-	if !p.lockWithin(d) {
+	defer p.gate.unhold()
+	if !p.gate.shut(d) || !p.lockWithin(d) {
 		return false
 	}
 	defer p.mu.Unlock()
-	if !p.gate.shut(d) {
-		p.askPass() // The lane's write is blocked: leave the stream as it was.
-		return false
-	}
 	p.closeLocked()
 	return true
 }
 
-// closeLocked closes the stream. p.mu must be held, and the gate shut.
+// closeLocked closes the stream. p.mu must be held, and the gate shut
+// (the gate stays shut once the stream is closed).
 func (p *pump) closeLocked() {
 	if p.done {
 		return
@@ -313,6 +330,8 @@ func (p *pump) closeLocked() {
 // filter is Unfinished. The filter is told now, or at the end of a call in
 // progress, or if that call is blocked for good (writing to a command
 // that does not read), never: the caller bounds its wait (see deadline).
+// A chunk that a lane is writing ahead of the filter meanwhile goes to the
+// command whole, and to the filter after it was told (see aheadGate).
 func (p *pump) end() <-chan struct{} {
 	p.ended.Store(true)
 	if p.lockWithin(endLockWait) {

@@ -262,7 +262,7 @@ func (s *session) finishInput(settled <-chan struct{}, sigc <-chan os.Signal) {
 		s.linger(settled, sigc)
 	}
 	if !s.in.closeWithin(lingerSlack) {
-		s.cfg.Logf("input: the filter is still busy after %v; leaving it", lingerSlack)
+		s.cfg.Logf("input: the filter, or a write to the command, is still busy after %v; leaving it", lingerSlack)
 	}
 }
 
