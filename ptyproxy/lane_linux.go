@@ -3,7 +3,6 @@ package ptyproxy
 import (
 	"errors"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -69,9 +68,6 @@ import (
 // into /dev/null at once, whatever it is doing, and kicks it; it then
 // closes them, reads each direction it runs once, and a direction whose
 // file is closed goes to its helper, which ends it.
-//
-// Text that a direction's filter passes as it is goes ahead of it, whole,
-// through the pump's gate, without its lock (see aheadGate).
 type lane struct {
 	ep   *os.File // the set, in Go's poller, for idle waits
 	rc   syscall.RawConn
@@ -107,8 +103,7 @@ type laneDir struct {
 	rfd int
 	w   laneWriter
 
-	// laneFeed is feed writing through w, and ahead of the filter what
-	// its gate passes (see aheadGate).
+	// laneFeed is feed writing through w (see pump.feedVia).
 	laneFeed func([]byte) time.Time
 
 	// Guarded by l.mu (see runs).
@@ -117,25 +112,6 @@ type laneDir struct {
 	over       bool  // the direction has ended
 	helping    bool  // the helper goroutine has started
 	wake       chan struct{}
-}
-
-// feed passes b, just read, through p, d's pump, writing through d.w: if
-// p's gate lets b through, b goes ahead of the filter first (see
-// aheadGate).
-func (d *laneDir) feed(p *pump, b []byte) time.Time {
-	g := &p.gate
-	g.busy.Store(true)
-	if k := g.pass.Load(); k <= 0 || !plainWithin(b, int(min(k, math.MaxInt))) {
-		g.busy.Store(false)
-		return p.feedVia(&d.w, b)
-	}
-	defer g.busy.Store(false) // Even if the filter panics: the terminal's reset shuts the gate.
-	// The time of the read, before the write: a write that waits, or
-	// whose reader takes the CPU as it wakes, is not time between two
-	// keys (see bracketed.Burst).
-	now := time.Now()
-	_, err := d.w.Write(b)
-	return p.wentAhead(&d.w, b, now, err)
 }
 
 // runs reports whether the lane runs d: neither its helper does, nor has
@@ -171,11 +147,8 @@ func (s *session) newLane(outDone chan<- struct{}) *lane {
 	in := &laneDir{pumpLoop: pumpLoop{p: s.in, src: s.inSrc, feed: s.in.feed, ends: s.inputEnds}, l: l, index: 0, ended: func() {}}
 	out := &laneDir{pumpLoop: pumpLoop{p: s.out, src: s.outSrc, feed: s.output, ends: s.outputEnds}, l: l, index: 1, ended: func() { close(outDone) }}
 	in.w.dst, out.w.dst = s.inDst, s.outDst
-	in.laneFeed = func(b []byte) time.Time { return in.feed(s.in, b) }
-	out.laneFeed = func(b []byte) time.Time {
-		seeOutput(b)
-		return out.feed(s.out, b)
-	}
+	in.laneFeed = func(b []byte) time.Time { return s.in.feedVia(&in.w, b) }
+	out.laneFeed = func(b []byte) time.Time { return s.outputVia(&out.w, b) }
 	l.dirs = [2]*laneDir{in, out}
 	ok := l.ctl(unix.EPOLL_CTL_ADD, kick, -1)
 	for _, d := range l.dirs {

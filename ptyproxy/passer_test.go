@@ -6,9 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -188,58 +186,4 @@ type slowWriter struct {
 func (s *slowWriter) Write(p []byte) (int, error) {
 	time.Sleep(s.d)
 	return s.w.Write(p)
-}
-
-// Once the gate's shut returns, no writer acts on what it said before: a
-// writer that read the old opening is waited for. Here a writer goes
-// through the gate without pause while it is opened and shut; a write
-// that began on an opening and is still under way once it was shut is
-// late.
-func TestAheadGateShutWaitsForTheWriter(t *testing.T) {
-	var g aheadGate
-	var shut atomic.Bool
-	var writes, late atomic.Int64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			g.busy.Store(true)
-			if g.pass.Load() > 0 {
-				writes.Add(1)
-				for range 50 { // The write.
-					if shut.Load() {
-						late.Add(1)
-						break
-					}
-				}
-			}
-			g.busy.Store(false)
-			if runtime.GOMAXPROCS(0) == 1 {
-				runtime.Gosched() // A lane makes system calls: it is never this busy.
-			}
-		}
-	}()
-	for i := 0; i < 20000 && late.Load() == 0; i++ {
-		shut.Store(false)
-		g.pass.Store(1)
-		for w := writes.Load(); writes.Load() == w && i%2 == 0; {
-			runtime.Gosched() // Let a write begin, every other time.
-		}
-		g.shut(-1)
-		g.unhold()
-		shut.Store(true)
-	}
-	close(stop)
-	<-done
-	if n := late.Load(); n > 0 {
-		t.Fatalf("%d writes were under way after the gate was shut (of %d)", n, writes.Load())
-	}
-	if writes.Load() == 0 {
-		t.Fatal("the writer never went through the gate")
-	}
 }

@@ -84,12 +84,10 @@ type Filter interface {
 // The proxy then writes such text ahead of the filter, and what the
 // filter writes of it goes nowhere: a keystroke reaches the command
 // without waiting for the filter, whose code, cold after a pause, took
-// longer than the proxy's own (doc/performance.md, "Fifth pass"); on
-// Linux without the filter's lock either ("Sixth pass"). The filter is
-// given the time of the read, from before that write. Passing is asked
-// after each call to the filter, and after the command has ended; a
-// filter that writes other than what it passed is logged, once, unless
-// the command has ended (what it writes then goes nowhere).
+// longer than the proxy's own (doc/performance.md, "Fifth pass"). The
+// filter is given the time of the read, from before that write. Passing
+// is asked after each call to the filter, and after the command has
+// ended; a filter that writes other than what it passed is logged, once.
 type Passer interface {
 	Filter
 	Passing() int

@@ -5,7 +5,6 @@ package ptyproxy
 import (
 	"bytes"
 	"io"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,9 +16,6 @@ import (
 // feed returned, expire. Those calls and the session's (terminal set-up
 // and reset sequences, the end of the command) are serialized by mu, so
 // output bytes never interleave inside one another; no timer takes it.
-// The lane's writes ahead of the filter, outside mu, are serialized with
-// the session's writes and the stream's close by the gate (see aheadGate);
-// the command's end may come while such a write is under way.
 type pump struct {
 	mu   sync.Mutex
 	f    Filter // nil copies bytes unchanged
@@ -37,7 +33,6 @@ type pump struct {
 	pass   int
 	ahead  aheadWriter
 	lied   bool // the filter wrote other than what went ahead, once at least
-	gate   aheadGate
 
 	// src, on the input pump, tells whether the terminal has sent input
 	// that the filter has not had (see expire); nil on the output pump.
@@ -82,86 +77,13 @@ func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pum
 	return p
 }
 
-// askPass asks the filter how much plain text its next call passes, and
-// opens the gate that far, unless what the filter writes goes nowhere.
-// p.mu must be held (or p not yet shared).
+// askPass asks the filter how much plain text its next call passes. p.mu
+// must be held (or p not yet shared).
 func (p *pump) askPass() {
 	if p.passer != nil {
 		p.pass = p.passer.Passing()
 	}
-	p.reopen()
 }
-
-// reopen opens the gate as far as the filter last said it passes, unless
-// what the filter writes goes nowhere, or the gate is held shut. p.mu
-// must be held (or p not yet shared).
-func (p *pump) reopen() {
-	if p.told || p.done || p.gate.holds.Load() > 0 {
-		p.gate.pass.Store(0)
-	} else {
-		p.gate.pass.Store(int64(p.pass))
-	}
-}
-
-// An aheadGate lets a lane write text ahead of the filter without the
-// pump's lock: a keystroke's write then touches nothing of the pump, whose
-// memory, cold after a pause, cost more than the write's own user-space
-// work (doc/performance.md, "Sixth pass"). The pump opens it under p.mu
-// after each call to the filter, as far as the filter passes. The lane
-// marks itself busy, reads pass, and, if the text it read passes, reads
-// the clock, writes all of the text, waiting for room if it must, and
-// gives it to the filter (see pump.wentAhead), whose own writes of it go
-// nowhere; then it marks itself idle.
-//
-// Whoever else writes where the lane does, or closes the stream, shuts
-// the gate first, without p.mu: shut holds it shut and waits until the
-// lane is idle, so that once it returns no lane writes on what the gate
-// said before, and the filter has had what the lane wrote. With Go's
-// atomics sequentially consistent, a lane that read the old pass marked
-// itself busy before shut stored 0, and shut sees it busy until it is
-// done. Then it takes p.mu, does its work, and lets go of the gate
-// (unhold), which the next call to the filter opens again. So the
-// terminal's set-up and reset sequences never land inside a chunk of
-// output, are made knowing every chunk before them, and nothing reaches
-// the terminal after the stream is closed. The command's end only closes
-// the gate: a chunk on its way reaches the command whole, as it did when
-// it held p.mu, and the filter, told first, gets it after.
-type aheadGate struct {
-	pass  atomic.Int64 // plain text of at most this many characters passes unchanged
-	busy  atomic.Bool  // a lane has read pass, and has not finished with what it let through
-	holds atomic.Int32 // shuts not yet let go of: pass stays 0 meanwhile
-}
-
-// shut holds the gate shut and waits until no lane acts on what it said
-// before, for at most d (d < 0: for as long as that takes), and reports
-// whether none does. A lane's write waits only for room: for as long as
-// the terminal or the command does not read, as a call holding p.mu did.
-// p.mu must not be held (the lane takes it before it is idle); each shut
-// is let go of with unhold.
-func (g *aheadGate) shut(d time.Duration) bool {
-	g.holds.Add(1)
-	g.pass.Store(0)
-	var deadline time.Time
-	for i := 0; g.busy.Load(); i++ {
-		switch {
-		case i < 100:
-			runtime.Gosched() // The lane is a system call or two from idle.
-		case d < 0:
-			time.Sleep(time.Millisecond)
-		case deadline.IsZero():
-			deadline = time.Now().Add(d)
-		case time.Now().After(deadline):
-			return false
-		default:
-			time.Sleep(time.Millisecond)
-		}
-	}
-	return true
-}
-
-// unhold lets go of a shut; the gate opens again at the filter's next
-// call (or p.reopen).
-func (g *aheadGate) unhold() { g.holds.Add(-1) }
 
 // feed passes one chunk just read, and returns when Flush is owed if
 // nothing more is read by then: the deadline for the next read, or the
@@ -192,30 +114,17 @@ func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 	// write that waits (a command that does not read, or that took the
 	// CPU as it woke) is not time between two keys (see bracketed.Burst).
 	now := time.Now()
-	ahead := p.pass > 0 && plainWithin(b, p.pass)
+	fw, ahead := w, p.pass > 0 && plainWithin(b, p.pass)
 	if ahead {
 		_, err := w.Write(b) // Before the filter runs: see Passer.
 		p.note(err)
-	}
-	return p.filter(w, b, now, ahead)
-}
-
-// filter gives b to the filter, writing to w, or, if b went ahead of it,
-// to p.ahead, which takes what it writes of b; then it asks what the
-// filter passes next and sets the deadline. p.mu must be held.
-func (p *pump) filter(w io.Writer, b []byte, now time.Time, ahead bool) (due time.Time) {
-	fw := w
-	if ahead {
 		p.ahead = aheadWriter{w: w, ahead: b}
 		fw = &p.ahead
 	}
 	due, err := p.f.Filter(fw, b, now)
 	p.note(err)
 	if ahead {
-		// Once the command has ended, what the filter writes goes nowhere,
-		// and it may drop anything (see Unfinished): b went ahead as the
-		// command ended.
-		if (p.ahead.off || len(p.ahead.ahead) > 0) && !p.lied && !p.told {
+		if (p.ahead.off || len(p.ahead.ahead) > 0) && !p.lied {
 			p.lied = true
 			if p.logf != nil {
 				p.logf("%s: the filter did not write the %d bytes it passed, which went ahead of it, as they were (not logged again)", p.name, len(b))
@@ -235,24 +144,6 @@ func (p *pump) filter(w io.Writer, b []byte, now time.Time, ahead bool) (due tim
 	return due
 }
 
-// wentAhead is feed for a lane that has written b ahead of the filter,
-// b being text the gate let through, read at now (see aheadGate), while
-// it is still busy; err is the write's failure, if any. The filter is
-// given b, and what it writes of it goes nowhere.
-func (p *pump) wentAhead(w io.Writer, b []byte, now time.Time, err error) (due time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.note(err)
-	if p.done {
-		return time.Time{} // Closed by a closeWithin that gave up waiting for the lane.
-	}
-	p.notice()
-	if p.told {
-		w = p.w
-	}
-	return p.filter(w, b, now, true)
-}
-
 // writeFrom passes what f returns to w as it is, bypassing the filter. f
 // is called with the stream held, so that no filter call runs meanwhile;
 // nil writes nothing, and so does an f that panics (the panic is logged).
@@ -260,11 +151,8 @@ func (p *pump) writeFrom(f func() []byte) {
 	if f == nil {
 		return
 	}
-	p.gate.shut(-1)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	defer p.reopen() // f changes nothing the filter passes, and may have panicked: not asked again.
-	defer p.gate.unhold()
 	if b := p.call(f); len(b) > 0 {
 		_, err := p.w.Write(b)
 		p.note(err)
@@ -289,19 +177,15 @@ func (p *pump) call(f func() []byte) (b []byte) {
 // whatever is fed later is dropped. Raw writes (terminal set-up and reset)
 // still go through.
 func (p *pump) close() {
-	p.gate.shut(-1)
-	defer p.gate.unhold()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closeLocked()
 }
 
-// closeWithin closes the stream unless a call holds the pump, or a lane's
-// write ahead of it waits, for longer than d (one blocked for good), and
-// reports whether it did: it waits 2d at most.
+// closeWithin closes the stream unless a call holds the pump for longer
+// than d (one blocked for good), and reports whether it did.
 func (p *pump) closeWithin(d time.Duration) bool {
-	defer p.gate.unhold()
-	if !p.gate.shut(d) || !p.lockWithin(d) {
+	if !p.lockWithin(d) {
 		return false
 	}
 	defer p.mu.Unlock()
@@ -309,8 +193,6 @@ func (p *pump) closeWithin(d time.Duration) bool {
 	return true
 }
 
-// closeLocked closes the stream. p.mu must be held, and the gate shut
-// (the gate stays shut once the stream is closed).
 func (p *pump) closeLocked() {
 	if p.done {
 		return
@@ -330,8 +212,6 @@ func (p *pump) closeLocked() {
 // filter is Unfinished. The filter is told now, or at the end of a call in
 // progress, or if that call is blocked for good (writing to a command
 // that does not read), never: the caller bounds its wait (see deadline).
-// A chunk that a lane is writing ahead of the filter meanwhile goes to the
-// command whole, and to the filter after it was told (see aheadGate).
 func (p *pump) end() <-chan struct{} {
 	p.ended.Store(true)
 	if p.lockWithin(endLockWait) {

@@ -105,15 +105,15 @@ func (lp *pumpLoop) run(buf []byte, failed error, idleAfter time.Duration, idle 
 
 // output passes a chunk of the command's output through the output pump.
 func (s *session) output(p []byte) time.Time {
-	seeOutput(p)
-	return s.out.feed(p)
+	return s.outputVia(nil, p)
 }
 
-// seeOutput shows p to onOutput, if set.
-func seeOutput(p []byte) {
+// outputVia is output writing through w (see pump.feedVia).
+func (s *session) outputVia(w io.Writer, p []byte) time.Time {
 	if onOutput != nil {
 		onOutput(p)
 	}
+	return s.out.feedVia(w, p)
 }
 
 // drain lets the output pump read what the command left in the PTY, for
@@ -262,7 +262,7 @@ func (s *session) finishInput(settled <-chan struct{}, sigc <-chan os.Signal) {
 		s.linger(settled, sigc)
 	}
 	if !s.in.closeWithin(lingerSlack) {
-		s.cfg.Logf("input: the filter, or a write to the command, is still busy after %v; leaving it", lingerSlack)
+		s.cfg.Logf("input: the filter is still busy after %v; leaving it", lingerSlack)
 	}
 }
 
