@@ -590,6 +590,7 @@ func TestLaneAheadChunkIsWhole(t *testing.T) {
 				}
 				t.Fatalf("the terminal got other bytes from %d on: %q", i, got[i:min(len(got), i+32)])
 			}
+			awaitTrue(t, "the input back on the lane", r.l.runsBoth)
 		})
 	}
 }
@@ -631,21 +632,29 @@ func awaitTrue(t *testing.T, what string, cond func() bool) {
 }
 
 // The filter is given the time of the read, from before a write ahead
-// that waits for the command to read.
+// that waits for the command to read: a time before the test saw the
+// write wait, not one from after the command read.
 func TestLaneAheadKeepsTheReadTime(t *testing.T) {
 	f := &passAll{}
 	r := newLaneRig(t, f)
 	full := fillPipe(t, r.s.inDst.f)
-	before := time.Now()
 	r.typed.Write([]byte("k"))
 	awaitTrue(t, "the lane waiting to write the key", r.l.waitsInWrite)
-	const wait = 50 * time.Millisecond
-	time.Sleep(wait)
+	waiting := time.Now()
 	readN(t, r.toCommand, full+1)
 	awaitTrue(t, "the filter's call", func() bool { return f.calls.Load() == 1 })
-	if late := clockBase.Add(time.Duration(f.last.Load())).Sub(before); late >= wait {
-		t.Errorf("the filter was given a time %v after the key was typed, past the write's wait", late)
+	if late := clockBase.Add(time.Duration(f.last.Load())).Sub(waiting); late > 0 {
+		t.Errorf("the filter was given a time %v after the write was seen waiting", late)
 	}
+	awaitTrue(t, "the output back on the lane", r.l.runsBoth)
+}
+
+// runsBoth reports whether the lane runs both directions: a helper that
+// it handed one to has handed it back, and cannot outlive the test.
+func (l *lane) runsBoth() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.dirs[0].runs() && l.dirs[1].runs()
 }
 
 // waitsInWrite reports whether the lane waits to write (see writeWaits).
