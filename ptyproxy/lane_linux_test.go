@@ -258,17 +258,11 @@ func TestLaneDestinationClosedElsewhere(t *testing.T) {
 	if got := readN(t, r.shown, 3); string(got) != "out" {
 		t.Fatalf("output afterwards: %q", got)
 	}
-	for deadline := time.Now().Add(ptytest.Watchdog); ; time.Sleep(time.Millisecond) {
+	awaitTrue(t, "the lane closing its duplicate of the closed file", func() bool {
 		r.l.mu.Lock()
-		fd := r.l.dirs[0].w.fd
-		r.l.mu.Unlock()
-		if fd < 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the lane kept its duplicate of the closed file")
-		}
-	}
+		defer r.l.mu.Unlock()
+		return r.l.dirs[0].w.fd < 0
+	})
 }
 
 // Closing the PTY hangs up the command at once, even while the lane is
@@ -528,13 +522,9 @@ func TestLaneWritesNothingAheadOnceShut(t *testing.T) {
 // step is over.
 func awaitStepped(t *testing.T, r *laneRig) {
 	t.Helper()
-	deadline := time.Now().Add(ptytest.Watchdog)
-	for queuedIn(t, r.s.inSrc.f) > 0 || r.l.stepping.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the lane did not take what was typed")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	awaitTrue(t, "the lane taking what was typed", func() bool {
+		return queuedIn(t, r.s.inSrc.f) == 0 && r.l.stepping.Load() == 0
+	})
 }
 
 // queuedIn returns how many bytes wait to be read from the pipe f
