@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 )
 
-// Agents can write in the root (Claude Code gets --add-dir ROOT): they can
+// Agents can write in the root (Claude Code gets it as a working directory): they can
 // remove the root or a session directory, replace either with a symlink,
 // and edit or replace a saved paste. Nothing the session finds there is
 // trusted: before each write it checks the root and its own directory

@@ -31,7 +31,7 @@ func savedRecord(s *Session, n int, text string) PasteRecord {
 
 // Issue 10, point 2: a saved file is reused for the same text only if it
 // still holds the text. An agent can write in the root (Claude Code gets
-// --add-dir ROOT): before the fix, a paste-1.txt edited, or replaced by a
+// the root as a working directory): before the fix, a paste-1.txt edited, or replaced by a
 // symlink to another file, was named again by the next reference to the
 // same text, for content the user never pasted.
 func TestCommitPasteReusesOnlyWhatStillHoldsTheText(t *testing.T) {

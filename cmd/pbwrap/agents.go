@@ -63,11 +63,9 @@ var agents = []agent{
 		subcommands: []string{"mcp", "plugin", "plugins", "auth", "setup-token", "doctor", "update", "upgrade",
 			"install", "agents", "remote-control", "config", "migrate-installer"},
 		batch: []string{"-p", "--print"},
-		// The = form: --add-dir takes several values, and a separate
-		// value would swallow a prompt that follows it.
-		args: func(argv []string, root string) []string { return insertAfterName(argv, "--add-dir="+root) },
-		note: "claude --add-dir=ROOT (asks before reading outside its working directories otherwise)",
-		hook: claudeHookInstall,
+		args:  claudeArgs,
+		note:  `claude --settings='{"permissions":{"additionalDirectories":["ROOT"]}}' (asks before reading outside its working directories otherwise)`,
+		hook:  claudeHookInstall,
 	},
 	{
 		name:        "gemini",
@@ -257,4 +255,78 @@ func opencodeRules(v json.RawMessage) (jsonObject, error) {
 		return jsonObject{{name: "*", value: t}}, nil
 	}
 	return parseObject(v)
+}
+
+// claudeArgs gives Claude Code the root as one of its working directories
+// through --settings, the settings of the program that starts it: Claude
+// Code counts their additionalDirectories as working directories without
+// asking, also where the user's settings block reads outside them, while
+// a directory given with --add-dir is asked about at every start unless
+// the user trusted it. The user's own --settings, when it is a JSON
+// object, gets the root added to it; when it names a file, it stays as it
+// is, since Claude Code reads one --settings only, and an allow rule for
+// reads below the root is added instead. The = forms: --settings takes
+// one value and --allowedTools several, and a separate value would
+// swallow a prompt that follows it.
+func claudeArgs(argv []string, root string) []string {
+	at, value := claudeSettingsArg(argv)
+	if at < 0 {
+		return insertAfterName(argv, "--settings="+string(claudeSettings(jsonObject{}, root)))
+	}
+	obj, err := parseObject([]byte(value))
+	if err != nil || !isObject(obj.get("permissions")) {
+		return insertAfterName(argv, "--allowedTools=Read(/"+root+"/**)")
+	}
+	out := slices.Clone(argv)
+	if strings.HasPrefix(argv[at], "--settings=") {
+		out[at] = "--settings=" + string(claudeSettings(obj, root))
+	} else {
+		out[at+1] = string(claudeSettings(obj, root))
+	}
+	return out
+}
+
+// claudeSettingsArg finds the user's --settings before any "--": the index
+// of the argument and its value, or -1.
+func claudeSettingsArg(argv []string) (at int, value string) {
+	at = -1
+	for i := 1; i < len(argv); i++ {
+		switch arg := argv[i]; {
+		case arg == "--":
+			return at, value
+		case strings.HasPrefix(arg, "--settings="):
+			at, value = i, arg[len("--settings="):]
+		case arg == "--settings" && i+1 < len(argv):
+			at, value = i, argv[i+1]
+			i++
+		}
+	}
+	return at, value
+}
+
+// isObject reports whether v is absent or a JSON object.
+func isObject(v json.RawMessage) bool {
+	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] != '{' && string(t) != "null" {
+		return false
+	}
+	return true
+}
+
+// claudeSettings returns settings with root added as the last of
+// permissions.additionalDirectories; settings's permissions must be
+// absent or an object.
+func claudeSettings(settings jsonObject, root string) json.RawMessage {
+	perm := jsonObject{}
+	if v := bytes.TrimSpace(settings.get("permissions")); len(v) > 0 && string(v) != "null" {
+		perm, _ = parseObject(v) // isObject: an object.
+	}
+	var dirs []json.RawMessage
+	if v := perm.get("additionalDirectories"); v != nil {
+		if json.Unmarshal(v, &dirs) != nil {
+			dirs = nil // Not a list: Claude Code would reject it; pbwrap's replaces it.
+		}
+	}
+	dirs = append(dirs, jsonString(root))
+	perm = perm.set("additionalDirectories", marshalArray(dirs))
+	return settings.set("permissions", perm.marshal()).marshal()
 }

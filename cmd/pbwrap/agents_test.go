@@ -11,22 +11,34 @@ import (
 
 func TestAgentArgs(t *testing.T) {
 	const root = "/tmp/pbwrap-1000"
+	const claudeRoot = `--settings={"permissions":{"additionalDirectories":["/tmp/pbwrap-1000"]}}`
 	outside := "/var/pbwrap-root"
 	for _, tc := range []struct {
 		argv []string
 		root string
 		want []string
 	}{
-		// Claude Code: the = form right after the name, only interactively.
-		{[]string{"claude"}, root, []string{"claude", "--add-dir=" + root}},
-		{[]string{"/usr/local/bin/claude", "--resume"}, root, []string{"/usr/local/bin/claude", "--add-dir=" + root, "--resume"}},
-		{[]string{"claude", "fix the bug"}, root, []string{"claude", "--add-dir=" + root, "fix the bug"}},
+		// Claude Code: the root in the settings it is started with, the =
+		// form right after the name, only interactively.
+		{[]string{"claude"}, root, []string{"claude", claudeRoot}},
+		{[]string{"/usr/local/bin/claude", "--resume"}, root, []string{"/usr/local/bin/claude", claudeRoot, "--resume"}},
+		{[]string{"claude", "fix the bug"}, root, []string{"claude", claudeRoot, "fix the bug"}},
 		{[]string{"claude", "mcp", "list"}, root, []string{"claude", "mcp", "list"}},
 		{[]string{"claude", "doctor"}, root, []string{"claude", "doctor"}},
 		{[]string{"claude", "-p", "hello"}, root, []string{"claude", "-p", "hello"}},
 		{[]string{"claude", "--print", "hello"}, root, []string{"claude", "--print", "hello"}},
 		{[]string{"claude", "--version"}, root, []string{"claude", "--version"}},
-		{[]string{"claude", "--model", "opus", "mcp"}, root, []string{"claude", "--add-dir=" + root, "--model", "opus", "mcp"}},
+		{[]string{"claude", "--model", "opus", "mcp"}, root, []string{"claude", claudeRoot, "--model", "opus", "mcp"}},
+		// The user's own settings as JSON: the root joins them, in place.
+		{[]string{"claude", "--settings", `{"model":"opus"}`, "hi"}, root,
+			[]string{"claude", "--settings", `{"model":"opus","permissions":{"additionalDirectories":["/tmp/pbwrap-1000"]}}`, "hi"}},
+		{[]string{"claude", `--settings={"permissions":{"allow":["Bash(ls)"],"additionalDirectories":["/src"]}}`}, root,
+			[]string{"claude", `--settings={"permissions":{"allow":["Bash(ls)"],"additionalDirectories":["/src","/tmp/pbwrap-1000"]}}`}},
+		// A file, or settings pbwrap cannot add to, stay; a read rule instead.
+		{[]string{"claude", "--settings", "my.json"}, root, []string{"claude", "--allowedTools=Read(//tmp/pbwrap-1000/**)", "--settings", "my.json"}},
+		{[]string{"claude", `--settings={"permissions":"x"}`}, root, []string{"claude", "--allowedTools=Read(//tmp/pbwrap-1000/**)", `--settings={"permissions":"x"}`}},
+		// After "--", --settings is the user's text.
+		{[]string{"claude", "--", "--settings", "x"}, root, []string{"claude", claudeRoot, "--", "--settings", "x"}},
 		// Gemini CLI and Qwen Code: greedy list options go last, or before --.
 		{[]string{"gemini"}, root, []string{"gemini", "--include-directories", root}},
 		{[]string{"gemini", "-m", "pro", "--", "x"}, root, []string{"gemini", "-m", "pro", "--include-directories", root, "--", "x"}},

@@ -482,7 +482,7 @@ func TestSessionEnvAndAgentArgs(t *testing.T) {
 		if want := "env PBWRAP_SESSION_DIR=" + filepath.Join(root, id) + "\n"; !strings.Contains(report, want) {
 			t.Errorf("child reported %q, want %q", report, want)
 		}
-		added := strings.Contains(report, "arg --add-dir="+root+"\n")
+		added := strings.Contains(report, `arg --settings={"permissions":{"additionalDirectories":[`+string(jsonString(root))+"]}}\n")
 		if added == noAgentArgs {
 			t.Errorf("--no-agent-args %v: child reported %q", noAgentArgs, report)
 		}

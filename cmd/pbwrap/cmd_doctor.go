@@ -259,6 +259,7 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 			}
 		}
 		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, printable(path), printable(added), a.note)
+		before := len(d.problems)
 		d.checkHook(a.name)
 		if !readable {
 			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
@@ -266,6 +267,11 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 		}
 		if a.doctor != nil && root != "" && readable {
 			a.doctor(d, root)
+		}
+		if len(d.problems) == before {
+			fmt.Printf("      at start: asks nothing because of pbwrap\n")
+		} else {
+			fmt.Printf("      at start: see the problems below\n")
 		}
 	}
 	if found == 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,39 +11,59 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/store"
 	"golang.org/x/term"
 )
 
 var setupCommand = &command{
 	name:    "setup",
-	usage:   "setup [--yes | --print] claude|codex|gemini|pi",
+	usage:   "setup [--yes | --print | --remove] claude|codex|gemini|pi",
 	lenient: true,
-	summary: "install pbwrap's hook in an agent's user settings (claude, codex, gemini, pi)",
+	summary: "install pbwrap's hook in an agent's user settings, or remove it (claude, codex, gemini, pi)",
 	help: `Installs the hook that expands {{file:...}} references (pbwrap help hook) in
-the agent's user settings, as the snippet in pbwrap help hook shows:
+the agent's user settings, as the snippet in pbwrap help hook shows, with
+what the agent needs to start without asking about it:
 
   claude   $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
-  codex    $CODEX_HOME/hooks.json, else ~/.codex/hooks.json; then trust
-           the hook in Codex's /hooks
-  gemini   $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json
+  codex    $CODEX_HOME/hooks.json, else ~/.codex/hooks.json, and the hook's
+           trust in config.toml beside it, the record Codex writes when
+           you trust a hook in its /hooks (otherwise Codex asks about the
+           hook at every start)
+  gemini   $GEMINI_CLI_HOME/.gemini/settings.json, else
+           ~/.gemini/settings.json, and the root trusted in Gemini CLI's
+           trusted folders ($GEMINI_CLI_TRUSTED_FOLDERS_PATH, else
+           trustedFolders.json beside it), as "Yes, and remember the
+           directories as trusted" records it (otherwise Gemini CLI asks
+           at every start whether to trust the root)
   pi       pbwrap's extension (pbwrap help agents pi-extension) as
            $PI_CODING_AGENT_DIR/extensions/pbwrap.ts, else
            ~/.pi/agent/extensions/pbwrap.ts; then /reload in Pi
 
+Claude Code needs nothing more: pbwrap gives it the root in the settings it
+starts it with. The other agents pbwrap knows get what they need at each
+start too, and have no setup.
+
 It shows the change first, as a diff, and asks before writing it when
 standard input is a terminal (a "no" writes nothing and exits 0); --yes (-y)
 writes it without asking, as it must be when standard input is not a
-terminal. The file it changes is kept as
+terminal. Each file it changes is kept as
 FILE.pbwrap-backup-DATE-TIME, and replaced at once (a new file in the same
 directory, renamed over it), with its mode; a symbolic link is followed, and
-the file it points to is changed. Only the hook's own entry is added, in
-the file's layout (its indentation, its line endings), or its command
+the file it points to is changed. Only pbwrap's own entries are added, in
+the file's layout (its indentation, its line endings), or their command
 corrected: every other byte stays as it was (other keys, their order,
-values as written, comments where Gemini CLI allows them, also in a file
-of comments alone). A file that is not a JSON object, or whose "hooks" is
-not one, or that is not a regular file of at most 4 MiB, is left alone,
-with the reason. Run again, it finds the hook and
-changes nothing.
+values as written, comments where the agent allows them, also in a file
+of comments alone). A file that is not what the agent reads there (not a
+JSON object, a "hooks" that is not one, TOML that does not read the same
+after the change), or that is not a regular file of at most 4 MiB, is left
+alone, with the reason. Run again, it finds its entries and changes nothing.
+
+--remove undoes it: it takes out exactly what setup puts in (pbwrap's hook,
+its trust record, the root's TRUST_FOLDER rule, pbwrap's extension file),
+with the same diff, question and backup, and leaves every other byte; a
+file left holding only {} is removed. In Codex's config.toml the trust
+records of the hooks after pbwrap's move with them, so that Codex still
+trusts them.
 
 The hook runs "pbwrap hook AGENT" when the pbwrap found on PATH is this
 one, and this pbwrap by its absolute path otherwise (when none is on PATH,
@@ -69,8 +88,12 @@ type hookSpec struct {
 	timeout int
 	// comments: the agent reads its settings as JSON with comments.
 	comments bool
-	// after says what the user does for the hook to run, once written.
-	after string
+	// trust are the files, after the hook's, that setup changes so that
+	// the agent starts without asking about the hook or the root.
+	trust []setupFile
+	// after and afterRemove say when the change takes effect, once
+	// written, and what the user does for it.
+	after, afterRemove string
 }
 
 // hookSpecs are the agents pbwrap has a hook for (pbwrap hook), with the
@@ -79,21 +102,27 @@ var hookSpecs = []hookSpec{
 	{
 		agent: "claude", file: claudeSettingsPath,
 		event: "PreToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit", timeout: 30,
-		after: "Claude Code runs it from its next session on (/hooks shows it)",
+		after:       "Claude Code runs the hook from its next session on (/hooks shows it)",
+		afterRemove: "Claude Code runs the hook no more from its next session on",
 	},
 	{
 		agent: "codex", file: codexHooksPath,
 		event: "PreToolUse", matcher: "^apply_patch$", timeout: 30,
-		after: "trust it in Codex's /hooks: Codex runs a new or changed hook only once trusted",
+		trust:       []setupFile{codexTrust},
+		after:       "Codex runs the hook, trusted, from its next session on (/hooks shows it)",
+		afterRemove: "Codex runs the hook no more from its next session on",
 	},
 	{
 		agent: "gemini", file: geminiSettingsPath,
 		event: "BeforeTool", matcher: "^(write_file|replace)$", timeout: 30000, comments: true,
-		after: "Gemini CLI runs it from its next session on",
+		trust:       []setupFile{geminiTrust},
+		after:       "Gemini CLI runs the hook and reads the root from its next session on",
+		afterRemove: "Gemini CLI runs the hook no more from its next session on, and asks before it adds the root",
 	},
 	{
 		agent: "pi", file: piExtensionPath,
-		after: "/reload in Pi, or start it again",
+		after:       "/reload in Pi, or start it again",
+		afterRemove: "/reload in Pi, or start it again",
 	},
 }
 
@@ -174,11 +203,13 @@ func confirm(r io.Reader, w io.Writer, question string) (bool, error) {
 }
 
 func runSetup(c *command, cfg *config, args []string) error {
-	// Setup uses none of pbwrap's settings: a broken one does not stop it.
+	// Setup uses none of pbwrap's settings but the root: a broken one does
+	// not stop it.
 	fs := c.flags(cfg)
 	yes := boolFlag(fs, "yes")
 	fs.Var(switchValue{yes}, "y", "")
 	printOnly := boolFlag(fs, "print")
+	remove := boolFlag(fs, "remove")
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
@@ -189,12 +220,15 @@ func runSetup(c *command, cfg *config, args []string) error {
 	spec := findHookSpec(words[0])
 	if spec == nil {
 		if a := findAgent(words[0]); a != nil && a.name == words[0] {
-			return c.usagef("setup does not apply to %s: pbwrap has no hook for it (it has hooks for claude, codex, gemini and pi)", a.name)
+			return c.usagef("setup does not apply to %s: pbwrap has no hook for it (it has hooks for claude, codex, gemini and pi); it gives %s what it needs to read the saved pastes at each start", a.name, a.name)
 		}
 		return c.usagef("no hook for %q (there are hooks for claude, codex, gemini and pi)", words[0])
 	}
-	if *yes && *printOnly {
+	switch {
+	case *yes && *printOnly:
 		return c.usagef("--print changes nothing: drop --yes")
+	case *remove && *printOnly:
+		return c.usagef("--print shows what setup installs: drop --remove")
 	}
 	prog, why, err := hookProgram()
 	if err != nil {
@@ -208,83 +242,20 @@ func runSetup(c *command, cfg *config, args []string) error {
 		_, err = os.Stdout.Write(out)
 		return err
 	}
-	return spec.setup(prog, why, *yes)
-}
-
-// setup installs the hook, running prog, in the agent's file: shows the
-// change, asks (unless yes), keeps a backup, writes.
-func (s *hookSpec) setup(prog, why string, yes bool) error {
-	name, err := s.file()
-	if err != nil {
-		return fmt.Errorf("setup %s: find its settings: %w", s.agent, err)
-	}
-	path, err := resolveSettings(name)
-	if err != nil {
-		return fmt.Errorf("setup %s: %w", s.agent, err)
-	}
-	old, mode, err := readSettings(path)
-	if err != nil {
-		return fmt.Errorf("setup %s: %w", s.agent, err)
-	}
-	updated, changed, err := s.install(old, prog)
-	if err != nil {
-		return fmt.Errorf("setup %s: %s: %w; left as it is", s.agent, path, err)
-	}
-	command := s.command(prog)
-	if !changed {
-		fmt.Printf("pbwrap setup %s: the hook is already in %s (it runs %s): nothing to change\n", s.agent, printable(path), printable(command))
-		return nil
-	}
-	fmt.Printf("pbwrap setup %s: %s", s.agent, printable(path))
-	if path != name {
-		fmt.Printf(" (%s links to it)", printable(name))
-	}
-	fmt.Printf("\nthe hook runs: %s", printable(command))
-	if why != "" {
-		fmt.Printf(" (%s)", why)
-	}
-	fmt.Printf("\n\n%s\n", unifiedDiff(path, old, updated))
-	if !yes {
-		asked, ok, err := askOnTerminal("Write this change to " + printable(path) + "?")
-		switch {
-		case err != nil:
-			return fmt.Errorf("setup %s: %w", s.agent, err)
-		case !asked:
-			return fmt.Errorf("setup %s: not written: standard input is not a terminal to ask on (--yes writes it)", s.agent)
-		case !ok:
-			fmt.Println("not written")
-			return nil // Declining is an answer, not a failure, as for clean --all.
+	run := &setupRun{prog: prog}
+	if len(spec.trust) > 0 { // The root's trust needs the root.
+		if run.root, err = store.ResolveRoot(cfg.root); err != nil {
+			return fmt.Errorf("setup %s: the root %s: %w", spec.agent, printable(cfg.root), err)
 		}
 	}
-	return s.write(path, old, updated, mode)
-}
-
-// write replaces the file at path, whose content was old (nil: it did not
-// exist), with updated, after a backup of old.
-func (s *hookSpec) write(path string, old, updated []byte, mode fs.FileMode) error {
-	if old != nil {
-		backup, err := writeBackup(path, old, mode)
-		if err != nil {
-			return fmt.Errorf("setup %s: back up %s: %w; left as it is", s.agent, path, err)
-		}
-		fmt.Printf("backup: %s\n", printable(backup))
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("setup %s: %w", s.agent, err)
-	}
-	// The agent may have written the file meanwhile: the change would
-	// undo what it wrote.
-	now, _, err := readSettings(path)
+	plan, err := spec.plan(run, *remove)
 	if err != nil {
-		return fmt.Errorf("setup %s: %w", s.agent, err)
+		if *remove {
+			return fmt.Errorf("setup --remove %s: %w", spec.agent, err)
+		}
+		return fmt.Errorf("setup %s: %w", spec.agent, err)
 	}
-	if !bytes.Equal(now, old) || (now == nil) != (old == nil) {
-		return fmt.Errorf("setup %s: %s changed while pbwrap setup ran: not written; run it again", s.agent, path)
-	}
-	if err := writeFileAtomic(path, updated, mode); err != nil {
-		return fmt.Errorf("setup %s: write %s: %w", s.agent, path, err)
-	}
-	fmt.Printf("wrote %s: %s\n", printable(path), s.after)
-	return nil
+	return spec.runPlan(plan, prog, why, *yes, *remove)
 }
 
 // resolveSettings returns the file that name stands for: name, or, when

@@ -108,7 +108,7 @@ func newSettings() []*setting {
 			help:  "remove a session this long after it ended, in the background a second after pbwrap starts and by pbwrap clean (never while it runs)",
 			apply: duration(func(c *config) *time.Duration { return &c.ttl })},
 		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
-			help:  "do not add what lets a known agent read the saved pastes (claude and copilot --add-dir ROOT, gemini and qwen --include-directories ROOT, opencode's OPENCODE_CONFIG_CONTENT)",
+			help:  "do not add what lets a known agent read the saved pastes (claude --settings with ROOT as a working directory, copilot --add-dir ROOT, gemini and qwen --include-directories ROOT, opencode's OPENCODE_CONFIG_CONTENT)",
 			apply: boolean(func(c *config) *bool { return &c.noAgentArgs })},
 		{flag: "allow-clipboard-read", env: "PBWRAP_ALLOW_CLIPBOARD_READ", value: "0",
 			help:  "let COMMAND read the terminal's clipboard (OSC 52 and 5522 reads are dropped otherwise: text a tool prints could make the terminal type the clipboard into the agent)",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -80,6 +81,15 @@ func readGeminiTrust(file string) ([]geminiRule, error) {
 	text, _, err := readSettings(file) // A regular file of bounded size, not waited for.
 	if err != nil || text == nil {
 		return nil, err
+	}
+	return geminiRulesOf(text)
+}
+
+// geminiRulesOf reads text, a trusted-folders file, as readGeminiTrust
+// does.
+func geminiRulesOf(text []byte) ([]geminiRule, error) {
+	if len(bytes.TrimSpace(stripJSONComments(text))) == 0 {
+		return nil, nil
 	}
 	obj, err := parseObject(stripJSONComments(text))
 	if err != nil {
@@ -210,8 +220,9 @@ func (d *doctor) checkGeminiTrust(root string) {
 	case geminiFolderTrustOff():
 		fmt.Printf("      trusted folders: folder trust is off in Gemini CLI's settings, so it adds the root without asking\n")
 	default:
-		fmt.Printf("      trusted folders (%s): no rule for the root, so in a trusted folder Gemini CLI asks at each\n"+
-			"        start whether to trust it: answer \"Yes, and remember the directories as trusted\" once\n"+
-			"        (or add %q: %q to that file)\n", file, root, geminiTrustFolder)
+		fmt.Printf("      trusted folders (%s): no rule for the root\n", file)
+		d.problem(fmt.Sprintf("Gemini CLI asks at every start in a trusted folder whether to trust %s "+
+			"(\"Do you trust the following folders being added to this workspace?\"): no rule in %s trusts it", shownRoot, file),
+			"pbwrap setup gemini, which trusts it there (as answering \"Yes, and remember the directories as trusted\" once does)")
 	}
 }

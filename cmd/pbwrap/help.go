@@ -194,7 +194,7 @@ var helpTopics = []helpTopic{
 		summary: "print instructions for an agent's AGENTS.md or CLAUDE.md, for AGENT or for any",
 		text:    agentsText(nil),
 		note: "pbwrap help agents: for an agent pbwrap has a hook for (claude, codex, gemini, pi),\n" +
-			"pbwrap help agents AGENT adds {{file:...}} references and says how to install the hook\n",
+			"pbwrap help agents AGENT adds {{file:...}} references, which need the hook pbwrap setup AGENT installs\n",
 	},
 }
 
@@ -215,7 +215,8 @@ func printAgentHelp(c *command, cfg *config, name string) error {
 		fmt.Fprintf(os.Stderr, "pbwrap help agents %s: pbwrap has no hook for %s, so these instructions\nleave out {{file:...}} references\n", a.name, a.name)
 		return nil
 	}
-	fmt.Fprintf(os.Stderr, "pbwrap help agents %s: the {{file:...}} references need pbwrap's hook.\n%s", a.name, a.hook)
+	fmt.Fprintf(os.Stderr, "pbwrap help agents %s: the {{file:...}} references need pbwrap's hook:\n"+
+		"pbwrap setup %s installs it, after it shows the change and asks (pbwrap setup --print %s\nshows it without installing it)\n", a.name, a.name, a.name)
 	return nil
 }
 

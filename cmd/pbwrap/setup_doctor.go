@@ -48,6 +48,35 @@ func (d *doctor) checkHook(agent string) {
 		prog, _ := hookProgramOf(c, agent) // hookCommands found it.
 		d.checkHookProgram(agent, file, c, prog)
 	}
+	if agent == "codex" {
+		d.checkCodexTrust(text)
+	}
+}
+
+// checkCodexTrust says whether Codex trusts pbwrap's hook in hooks, the
+// text of its hooks file: one it does not trust it asks about at every
+// start ("Hooks need review"), and does not run.
+func (d *doctor) checkCodexTrust(hooks []byte) {
+	file, err := codexConfigPath()
+	if err == nil {
+		var keyPath string
+		if keyPath, err = codexKeyPath(); err == nil {
+			var config []byte
+			if config, _, err = readSettings(file); err == nil {
+				var n int
+				if n, err = codexUntrusted(config, hooks, keyPath); err == nil && n == 0 {
+					fmt.Printf("      hook: trusted in %s\n", printable(file))
+					return
+				} else if err == nil {
+					fmt.Printf("      hook: NOT trusted in %s\n", printable(file))
+					d.problem(fmt.Sprintf("Codex asks at every start about pbwrap's hook (\"Hooks need review\"), and does not run it: "+
+						"%s holds no current trust record for it", printable(file)), "pbwrap setup codex, which writes the record")
+					return
+				}
+			}
+		}
+	}
+	fmt.Printf("      hook: its trust not looked for (%v)\n", printableError(err))
 }
 
 // checkHookProgram says which binary the hook command c, found in file,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -289,6 +290,108 @@ func FuzzSetupInstall(f *testing.F) {
 			if err != nil || changed || string(again) != string(out) {
 				t.Fatalf("%s: install twice from %q: %q, changed %t, %v", s.agent, in, again, changed, err)
 			}
+			checkRemove(t, s, []byte(in), out)
 		}
 	})
+}
+
+// checkRemove checks setup --remove on out, what install made of in:
+// the hook is gone, a second removal changes nothing, and when in had no
+// hooks at all, what is left is in, byte for byte.
+func checkRemove(t *testing.T, s *hookSpec, in, out []byte) {
+	t.Helper()
+	removed, err := s.uninstall(out)
+	if err != nil {
+		t.Fatalf("%s: remove from %q: %v", s.agent, out, err)
+	}
+	if removed != nil {
+		if commands, err := s.hookCommands(removed); err != nil || len(commands) > 0 {
+			t.Fatalf("%s: remove from %q left %q, with hooks %q (%v)", s.agent, out, removed, commands, err)
+		}
+		if again, err := s.uninstall(removed); err != nil || string(again) != string(removed) {
+			t.Fatalf("%s: removed twice from %q: %q, %v", s.agent, out, again, err)
+		}
+	}
+	plain := in
+	if s.comments {
+		plain = stripJSONComments(in)
+	}
+	top, err := parseObject(plain)
+	if err != nil || top.get("hooks") != nil || len(top) == 0 {
+		return // Blank, or a hooks of its own: what remove leaves differs.
+	}
+	if string(removed) != string(in) {
+		t.Fatalf("%s: install then remove: %q became %q", s.agent, in, removed)
+	}
+}
+
+// setup --remove takes out what install put in, and only that: in a file
+// that had no hooks the file is as it was; other hooks stay, each byte.
+func TestSetupRemove(t *testing.T) {
+	claude := findHookSpec("claude")
+	ours := `{"type":"command","command":"pbwrap hook claude","timeout":30}`
+	for _, tc := range []struct{ name, in, want string }{
+		{"ours alone, one line", `{"a":1,"hooks":{"PreToolUse":[{"matcher":"W","hooks":[` + ours + `]}]}}`, `{"a":1}`},
+		{"ours among others in its entry", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"},` + ours + `]}]}}`,
+			`{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`},
+		{"ours first in its entry", `{"hooks":{"PreToolUse":[{"hooks":[` + ours + `, {"command":"x"}]}]}}`,
+			`{"hooks":{"PreToolUse":[{"hooks":[{"command":"x"}]}]}}`},
+		{"ours an entry among others", "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"hooks\": [" + ours + "]},\n      {\"hooks\": []}\n    ]\n  }\n}\n",
+			"{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"hooks\": []}\n    ]\n  }\n}\n"},
+		{"another event stays", `{"hooks":{"Stop":[],"PreToolUse":[{"hooks":[` + ours + `]}]}}`, `{"hooks":{"Stop":[]}}`},
+		{"twice, and another binary's", `{"hooks":{"PreToolUse":[{"hooks":[` + ours + `]},{"hooks":[{"command":"/o/pbwrap hook claude"}]}]}}`, ``},
+		{"another agent's hook is not ours", `{"hooks":{"PreToolUse":[{"hooks":[{"command":"pbwrap hook codex"}]}]}}`,
+			`{"hooks":{"PreToolUse":[{"hooks":[{"command":"pbwrap hook codex"}]}]}}`},
+		{"nothing of ours", `{"hooks":7}`, `{"hooks":7}`},
+	} {
+		got, err := claude.uninstall([]byte(tc.in))
+		if err != nil || string(got) != tc.want || (got == nil) != (tc.want == "") {
+			t.Errorf("%s: remove(%q) = %q, %v; want %q", tc.name, tc.in, got, err, tc.want)
+		}
+	}
+	if got, err := claude.uninstall([]byte(`{"a":`)); err == nil {
+		t.Errorf("remove from a broken file = %q, want an error", got)
+	}
+	// pbwrap's Pi extension goes; a file of that name that is not pbwrap's stays.
+	pi := findHookSpec("pi")
+	if got, err := pi.uninstall(piExtensionFor("pbwrap")); err != nil || got != nil {
+		t.Errorf("pi: remove the extension = %q, %v; want the file removed", got, err)
+	}
+	if got, err := pi.uninstall([]byte("// mine\n")); err != nil || string(got) != "// mine\n" {
+		t.Errorf("pi: remove from a file of the user's = %q, %v; want it as it was", got, err)
+	}
+}
+
+// Gemini CLI's trusted folders: the root's rule is added where no rule
+// trusts it, and removed as added; the user's rules stay.
+func TestGeminiTrust(t *testing.T) {
+	root := t.TempDir()
+	q := string(jsonString(root))
+	for _, tc := range []struct{ in, want string }{
+		{"", "{\n  " + q + ": \"TRUST_FOLDER\"\n}\n"},
+		{"{\n  \"/src\": \"TRUST_FOLDER\"\n}\n", "{\n  \"/src\": \"TRUST_FOLDER\",\n  " + q + ": \"TRUST_FOLDER\"\n}\n"},
+		{"{" + q + ": \"DO_NOT_TRUST\"}", "{" + q + ": \"TRUST_FOLDER\"}"},
+		{"// mine\n{\"/x/y\": \"TRUST_PARENT\"}", "// mine\n{\"/x/y\": \"TRUST_PARENT\", " + q + ": \"TRUST_FOLDER\"}"},
+		// A rule that trusts it already: nothing to add.
+		{"{" + string(jsonString(filepath.Dir(root))) + ": \"TRUST_FOLDER\"}", "{" + string(jsonString(filepath.Dir(root))) + ": \"TRUST_FOLDER\"}"},
+	} {
+		got, err := geminiTrustInstall([]byte(tc.in), root)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("install(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			continue
+		}
+		if again, err := geminiTrustInstall(got, root); err != nil || string(again) != string(got) {
+			t.Errorf("install(%q) twice = %q, %v", tc.in, again, err)
+		}
+		removed, err := geminiTrustRemove(got, root)
+		if err != nil {
+			t.Errorf("remove(%q): %v", got, err)
+		}
+		if tc.in == "" && removed != nil || strings.Contains(tc.in, "/src") && string(removed) != tc.in {
+			t.Errorf("remove(%q) = %q, want %q", got, removed, tc.in)
+		}
+	}
+	if _, err := geminiTrustInstall([]byte(`{"/x": 3}`), root); err == nil {
+		t.Error("install into a file with a bad level: no error")
+	}
 }
