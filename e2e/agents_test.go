@@ -65,6 +65,7 @@ type run struct {
 	env              map[string]string
 	args             []string
 	write            bool // the write scenario: the agent's hook installed
+	untrusted        bool // the working directory is not trusted yet
 }
 
 // An agentCase says how to run one agent offline.
@@ -78,6 +79,9 @@ type agentCase struct {
 	ready string
 	// prompts are the words of the agent's permission and trust prompts.
 	prompts []string
+	// questions are the agent's own questions at its first start in a
+	// directory it does not trust.
+	questions []question
 	// hook: pbwrap has a hook for it, so the write scenario runs.
 	hook bool
 }
@@ -88,6 +92,8 @@ type outcome struct {
 	nativeBytes, nativeReqs   int
 	wrappedBytes, wrappedReqs int
 	read, prompts, hook       string
+	native, wrapped           [2][]string // the questions at the first and second start
+	roundTrip                 string      // setup, then setup --remove, on the agent's own files
 }
 
 var (
@@ -111,6 +117,7 @@ func TestAgents(t *testing.T) {
 				table = append(table, o)
 				tableMu.Unlock()
 			}()
+			o.native, o.wrapped, o.roundTrip = runQuestions(t, srv, a)
 			o.nativeBytes, o.nativeReqs = runNative(t, srv, a)
 			o.wrappedBytes, o.wrappedReqs, o.read, o.prompts = runWrapped(t, srv, a)
 			o.hook = "no hook"
@@ -124,17 +131,18 @@ func TestAgents(t *testing.T) {
 
 func printTable() {
 	var b strings.Builder
-	b.WriteString("\n| agent | version | model received natively | through pbwrap | read result | prompts | hook |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| agent | version | questions added by pbwrap at first start | at second start | model received natively | through pbwrap | read result | prompts | hook | setup, then --remove |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, o := range table {
-		fmt.Fprintf(&b, "| %s | %s | %d bytes in %d requests | %d bytes in %d requests | %s | %s | %s |\n",
-			o.agent, o.version, o.nativeBytes, o.nativeReqs, o.wrappedBytes, o.wrappedReqs, o.read, o.prompts, o.hook)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d bytes in %d requests | %d bytes in %d requests | %s | %s | %s | %s |\n",
+			o.agent, o.version, addedQuestions(o.native[0], o.wrapped[0]), addedQuestions(o.native[1], o.wrapped[1]),
+			o.nativeBytes, o.nativeReqs, o.wrappedBytes, o.wrappedReqs, o.read, o.prompts, o.hook, o.roundTrip)
 	}
 	fmt.Print(b.String())
 }
 
 // newRun makes a fresh HOME, working directory and root, and the base
 // environment every agent gets.
-func newRun(t *testing.T, srv *server, a agentCase, write bool) *run {
+func newRun(t *testing.T, srv *server, a agentCase, write, untrusted bool) *run {
 	// Not t.TempDir: an agent may still write there while it exits.
 	base, err := os.MkdirTemp("", "pbwrap-e2e-")
 	if err != nil {
@@ -142,7 +150,7 @@ func newRun(t *testing.T, srv *server, a agentCase, write bool) *run {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	base, _ = filepath.EvalSymlinks(base)
-	r := &run{t: t, srv: srv, write: write,
+	r := &run{t: t, srv: srv, write: write, untrusted: untrusted,
 		home: filepath.Join(base, "home"), work: filepath.Join(base, "work"), root: filepath.Join(base, "root")}
 	for _, d := range []string{r.home, r.work} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -179,8 +187,32 @@ func (r *run) writeFile(rel, text string) {
 	}
 }
 
-// start starts the agent in tmux, through pbwrap or not.
+// appendFile adds text at the end of the file rel below HOME.
+func (r *run) appendFile(rel, text string) {
+	r.t.Helper()
+	f, err := os.OpenFile(filepath.Join(r.home, rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err == nil {
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// start starts the agent in tmux, through pbwrap or not, and waits until
+// it is ready.
 func (r *run) start(a agentCase, wrapped bool) *tmux {
+	s := r.startUnready(a, wrapped)
+	s.waitScreen(a.ready, 60*time.Second)
+	time.Sleep(time.Second) // Let it settle: some agents redraw once more.
+	return s
+}
+
+// startUnready starts the agent in tmux, through pbwrap or not.
+func (r *run) startUnready(a agentCase, wrapped bool) *tmux {
 	words := append([]string{a.name}, r.args...)
 	if wrapped {
 		words = append([]string{"pbwrap", "--log", filepath.Join(r.home, "pbwrap.log")}, words...)
@@ -197,8 +229,6 @@ func (r *run) start(a agentCase, wrapped bool) *tmux {
 			}
 		}
 	})
-	s.waitScreen(a.ready, 60*time.Second)
-	time.Sleep(time.Second) // Let it settle: some agents redraw once more.
 	return s
 }
 
@@ -215,7 +245,7 @@ func pasteFile(t *testing.T) string {
 // model receives: the bytes of the user messages that carry the paste, in
 // every request, and how many requests carried it.
 func runNative(t *testing.T, srv *server, a agentCase) (int, int) {
-	r := newRun(t, srv, a, false)
+	r := newRun(t, srv, a, false, false)
 	srv.reset(scenario{})
 	s := r.start(a, false)
 	defer s.kill()
@@ -256,7 +286,8 @@ var refScreenRE = regexp.MustCompile(`\[paste saved: ([^\]\s]+)\]`)
 // runWrapped pastes through pbwrap and checks what the model got: the
 // reference, never the text, a read of the file, no prompt.
 func runWrapped(t *testing.T, srv *server, a agentCase) (bytes, reqs int, read, prompts string) {
-	r := newRun(t, srv, a, false)
+	r := newRun(t, srv, a, false, false)
+	r.setup(a)
 	srv.reset(scenario{})
 	s := r.start(a, true)
 	defer s.kill()
@@ -290,7 +321,8 @@ func runWrapped(t *testing.T, srv *server, a agentCase) (bytes, reqs int, read, 
 // runWrite has the model write the pasted file through a reference, with
 // pbwrap's hook installed, and checks the file written.
 func runWrite(t *testing.T, srv *server, a agentCase) string {
-	r := newRun(t, srv, a, true)
+	r := newRun(t, srv, a, true, false)
+	r.setup(a)
 	target := filepath.Join(r.work, "pasted.log")
 	srv.reset(scenario{write: true, target: target, lines: pasteLines})
 	s := r.start(a, true)

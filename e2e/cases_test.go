@@ -2,10 +2,7 @@
 
 package e2e
 
-import (
-	"fmt"
-	"os/exec"
-)
+import "fmt"
 
 // How each agent runs offline: what it needs in its fresh HOME and its
 // environment so that it starts with no login, no network, no first-run
@@ -30,29 +27,24 @@ var agentCases = []agentCase{
 			r.env["ANTHROPIC_API_KEY"] = anthropicKey
 			r.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 			r.env["DISABLE_AUTOUPDATER"] = "1"
+			projects := map[string]any{}
+			if !r.untrusted {
+				projects[r.work] = map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}
+			}
 			r.writeFile(".claude.json", mustJSON(map[string]any{
 				"hasCompletedOnboarding": true,
 				"theme":                  "dark",
 				"customApiKeyResponses":  map[string]any{"approved": []string{anthropicKey[len(anthropicKey)-20:]}, "rejected": []string{}},
-				"projects": map[string]any{
-					r.work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true},
-					// Claude Code asks at every start whether to trust a
-					// directory given with --add-dir, unless the
-					// directory (or one above it) is trusted.
-					r.root: map[string]any{"hasTrustDialogAccepted": true},
-				},
+				"projects":               projects,
 			}))
 			if r.write {
 				r.args = append(r.args, "--permission-mode", "acceptEdits")
-				r.writeFile(".claude/settings.json", mustJSON(map[string]any{"hooks": map[string]any{"PreToolUse": []any{
-					map[string]any{"matcher": "Write|Edit|MultiEdit|NotebookEdit",
-						"hooks": []any{map[string]any{"type": "command", "command": "pbwrap hook claude", "timeout": 30}}},
-				}}}))
 			}
 		},
-		ready:   "❯",
-		prompts: []string{"Do you want to", "don't ask again", "Allow", "trust"},
-		hook:    true,
+		ready:     "❯",
+		prompts:   []string{"Do you want to", "don't ask again", "Allow", "trust", "Yes, add it", "No, exit"},
+		questions: []question{{"Yes, I trust this folder", []string{"Down", "Enter"}}},
+		hook:      true,
 	}, {
 		// Pi: the built-in anthropic provider pointed at the fake model in
 		// ~/.pi/agent/models.json, a dummy key, PI_OFFLINE=1 (no downloads of
@@ -63,13 +55,6 @@ var agentCases = []agentCase{
 			r.env["PI_OFFLINE"] = "1"
 			r.writeFile(".pi/agent/models.json", mustJSON(map[string]any{"providers": map[string]any{
 				"anthropic": map[string]any{"baseUrl": r.srv.url}}}))
-			if r.write {
-				out, err := exec.Command(pbwrap, "help", "agents", "pi-extension").Output()
-				if err != nil {
-					r.t.Fatal(err)
-				}
-				r.writeFile(".pi/agent/extensions/pbwrap.ts", string(out))
-			}
 		},
 		ready:   "ctrl+c",
 		prompts: []string{"Allow", "Approve", "trust"},
@@ -78,8 +63,8 @@ var agentCases = []agentCase{
 	{
 		// Gemini CLI: GOOGLE_GEMINI_BASE_URL and a dummy GEMINI_API_KEY with
 		// the API-key auth selected in ~/.gemini/settings.json; the working
-		// directory and the root trusted in ~/.gemini/trustedFolders.json
-		// (otherwise it asks, at each start, whether to trust the root).
+		// directory trusted in ~/.gemini/trustedFolders.json (the root is
+		// trusted there by pbwrap setup gemini).
 		name: "gemini",
 		setup: func(r *run) {
 			r.env["GEMINI_API_KEY"] = geminiKey
@@ -91,15 +76,16 @@ var agentCases = []agentCase{
 			}
 			if r.write {
 				r.args = append(r.args, "--approval-mode", "auto_edit")
-				settings["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": "^(write_file|replace)$",
-					"hooks": []any{map[string]any{"type": "command", "command": "pbwrap hook gemini", "timeout": 30000}}}}}
 			}
 			r.writeFile(".gemini/settings.json", mustJSON(settings))
-			r.writeFile(".gemini/trustedFolders.json", mustJSON(map[string]any{r.work: "TRUST_FOLDER", r.root: "TRUST_FOLDER"}))
+			if !r.untrusted {
+				r.writeFile(".gemini/trustedFolders.json", mustJSON(map[string]any{r.work: "TRUST_FOLDER"}))
+			}
 		},
-		ready:   "Type your message",
-		prompts: []string{"Allow execution", "Do you trust", "Yes, allow", "Apply this change"},
-		hook:    true,
+		ready:     "Type your message",
+		prompts:   []string{"Allow execution", "Do you trust", "Yes, allow", "Apply this change"},
+		questions: []question{{"Do you trust the files in this folder?", []string{"Enter"}}},
+		hook:      true,
 	},
 	{
 		// Qwen Code: OpenAI-compatible auth selected in ~/.qwen/settings.json,
@@ -115,7 +101,9 @@ var agentCases = []agentCase{
 				"general":  map[string]any{"disableAutoUpdate": true},
 				"privacy":  map[string]any{"usageStatisticsEnabled": false},
 			}))
-			r.writeFile(".qwen/trustedFolders.json", mustJSON(map[string]any{r.work: "TRUST_FOLDER"}))
+			if !r.untrusted {
+				r.writeFile(".qwen/trustedFolders.json", mustJSON(map[string]any{r.work: "TRUST_FOLDER"}))
+			}
 		},
 		ready:   "Type your message",
 		prompts: []string{"Allow", "Do you trust", "Yes, allow"},
@@ -143,13 +131,20 @@ var agentCases = []agentCase{
 	{
 		// Codex: a provider for the fake model (Responses API) in
 		// ~/.codex/config.toml with a dummy key in its env_key, and the
-		// working directory trusted.
+		// working directory trusted. The model is one of Codex's own
+		// catalog, which it offers its apply_patch tool (a model it does not
+		// know gets shell tools alone), and one that takes its tools the
+		// classic way (the newest get them in a JavaScript "exec" tool); its
+		// upgrade notice counts as seen.
 		name: "codex",
 		setup: func(r *run) {
 			r.env["FAKE_API_KEY"] = openaiKey
-			r.writeFile(".codex/config.toml", fmt.Sprintf(`model = "fake-model"
+			r.writeFile(".codex/config.toml", fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "fake"
 check_for_update_on_startup = false
+
+[notice.model_migrations]
+"gpt-5.5" = "gpt-6-sol"
 
 [model_providers.fake]
 name = "fake"
@@ -157,11 +152,13 @@ base_url = "%s/v1"
 env_key = "FAKE_API_KEY"
 wire_api = "responses"
 
-[projects.%q]
-trust_level = "trusted"
-`, r.srv.url, r.work))
+`, r.srv.url))
+			if !r.untrusted {
+				r.appendFile(".codex/config.toml", fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n", r.work))
+			}
 		},
 		ready:   "? for shortcuts",
-		prompts: []string{"Allow", "approve", "Would you like to run", "trust"},
+		prompts: []string{"Allow", "approve", "Would you like to run", "trust", "Hooks need review"},
+		hook:    true,
 	},
 }

@@ -372,11 +372,11 @@ func tomlSetTrust(text []byte, key, hash string) []byte {
 	keys := []string{"hooks", "state", key}
 	start, end, ok := tomlTable(text, keys)
 	if !ok {
+		// At the end, right after what is there: Codex ends its file with a
+		// blank line, and removal takes the table alone, leaving the file
+		// as it was.
 		out := bytes.Clone(text)
-		if len(out) > 0 {
-			if !bytes.HasSuffix(out, []byte("\n")) {
-				out = append(out, eol...)
-			}
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
 			out = append(out, eol...)
 		}
 		return append(out, tomlHeaderLine(keys)+eol+line...)
@@ -398,23 +398,14 @@ func tomlSetTrust(text []byte, key, hash string) []byte {
 	return concat(text[:header], []byte(line), text[header:])
 }
 
-// tomlDeleteTable removes the table keys, its header and its lines, and a
-// blank line that set it apart before it.
+// tomlDeleteTable removes the table keys: its header and its lines, to
+// the next header.
 func tomlDeleteTable(text []byte, keys []string) []byte {
 	start, end, ok := tomlTable(text, keys)
 	if !ok {
 		return text
 	}
-	before := text[:start]
-	if end == len(text) {
-		before = bytes.TrimRight(before, "\r\n")
-		if len(before) > 0 {
-			before = append(bytes.Clone(before), lineEnding(text)...)
-		}
-	} else if bytes.HasSuffix(before, []byte("\n\n")) || bytes.HasSuffix(before, []byte("\r\n\r\n")) {
-		before = before[:len(before)-len(lineEnding(text))]
-	}
-	return concat(before, text[end:])
+	return concat(text[:start], text[end:])
 }
 
 // tomlRenameTable gives the table from the header of the table to.

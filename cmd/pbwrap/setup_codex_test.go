@@ -53,13 +53,14 @@ func TestCodexTrustEdits(t *testing.T) {
 	record := "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"" + hash + "\"\n"
 	for _, tc := range []struct{ name, in, want string }{
 		{"a config of the user's", "model = \"o3\" # mine\n\n[projects.\"/w\"]\ntrust_level = \"trusted\"\n",
-			"model = \"o3\" # mine\n\n[projects.\"/w\"]\ntrust_level = \"trusted\"\n\n" + record},
-		{"no final newline", "model = \"o3\"", "model = \"o3\"\n\n" + record},
+			"model = \"o3\" # mine\n\n[projects.\"/w\"]\ntrust_level = \"trusted\"\n" + record},
+		{"codex's own, with its final blank line", "[tui]\nx = true\n\n", "[tui]\nx = true\n\n" + record},
+		{"no final newline", "model = \"o3\"", "model = \"o3\"\n" + record},
 		{"a stale record, in place", "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:00\"\nenabled = true\n\n[tui]\nx = 1\n",
 			"[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"" + hash + "\"\nenabled = true\n\n[tui]\nx = 1\n"},
 		{"a record with no hash", "[ hooks . state . '/h/.codex/hooks.json:pre_tool_use:0:0' ] # c\n",
 			"[ hooks . state . '/h/.codex/hooks.json:pre_tool_use:0:0' ] # c\ntrusted_hash = \"" + hash + "\"\n"},
-		{"crlf", "a = 1\r\n", "a = 1\r\n\r\n" + strings.ReplaceAll(record, "\n", "\r\n")},
+		{"crlf", "a = 1\r\n", "a = 1\r\n" + strings.ReplaceAll(record, "\n", "\r\n")},
 	} {
 		got, err := codexTrustInstall([]byte(tc.in), hooks, keyPath)
 		if err != nil || string(got) != tc.want {
@@ -98,7 +99,7 @@ func TestCodexTrustEdits(t *testing.T) {
 	// the user's from place 1 to 0, and its record with it.
 	before := []byte(`{"hooks":{"PreToolUse":[{"matcher":"^apply_patch$","hooks":[{"type":"command","command":"pbwrap hook codex","timeout":30}]},{"hooks":[{"type":"command","command":"audit"}]}]}}`)
 	after := []byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"audit"}]}]}}`)
-	in := record + "\n[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:1:0\"]\ntrusted_hash = \"sha256:aa\"\n"
+	in := record + "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:1:0\"]\ntrusted_hash = \"sha256:aa\"\n"
 	got, err := codexTrustRemove([]byte(in), before, after, keyPath)
 	want := "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:aa\"\n"
 	if err != nil || string(got) != want {
