@@ -64,7 +64,7 @@ var agents = []agent{
 			"install", "agents", "remote-control", "config", "migrate-installer"},
 		batch: []string{"-p", "--print"},
 		args:  claudeArgs,
-		note:  `claude --settings='{"permissions":{"additionalDirectories":["ROOT"]}}' (asks before reading outside its working directories otherwise)`,
+		note:  "the root as a working directory in the settings it is started with (asks before reading outside its working directories otherwise)",
 		hook:  claudeHookInstall,
 	},
 	{
