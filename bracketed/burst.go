@@ -2,385 +2,251 @@ package bracketed
 
 import "time"
 
-// Timing policy of the Burst detector: what terminals that do not bracket
-// pastes do, against what a person typing does. Measured on Linux (2 CPUs
-// shared with other test runs), reading the PTY's slave side in raw mode
-// with 32 KiB reads, as pbwrap does:
+// Timing policy of the Burst detector, for a terminal that does not mark
+// its pastes: what such a terminal does with a paste, against what a
+// person or a program typing does. Measured on Linux (2 CPUs shared with
+// other test runs), reading the PTY's slave side in raw mode with 32 KiB
+// reads, as pbwrap does:
 //
 //   - A terminal writes a paste in one go. 600 lines (19.7 KB) came in 5 to
 //     10 reads, at most 2.3 ms apart (99th percentile 0.4 ms); 197 KB in 31
-//     to 93 reads, at most 2.3 ms apart, once 32 ms with 4 busy processes
-//     on the 2 CPUs. tmux paste-buffer without -p (pbwrap doctor --paste):
-//     600 lines in 10 reads over 0.9 ms, 6000 lines in 36 reads over 4.1 ms,
+//     to 93 reads, at most 2.3 ms apart. tmux paste-buffer without -p: 600
+//     lines in 10 reads over 0.9 ms, 6000 lines in 36 reads over 4.1 ms,
 //     pauses of at most 1.5 ms.
-//   - VS Code's terminal writes 50 characters, then waits for a 5 ms timer
-//     (played by node with setTimeout, as VS Code does): its reads came
-//     5.3 ms apart (median), 6 to 8 ms at the 99th percentile, and the
-//     longest pause of a 600-line paste was 8.5 to 10 ms on a quiet
-//     machine. With other test runs contending for the CPUs (load 2 to 3)
-//     the longest pause of a paste was 9.6 ms (median of 40 pastes); 6 of
-//     the 40 paused 25 ms or more once, 4 of them 30 ms, 1 of them 40 ms
-//     (60 ms at most).
 //   - A paste read a byte at a time (a serial line, or a writer slower than
 //     its reader) came in reads 2.3 ms apart at the 99th percentile under
 //     load.
-//   - Key repeat sends a key every 33 ms (30 a second; 42 ms at most under
-//     load); macOS's fastest setting, every 15 ms. A person typing sends
-//     one key per read.
+//   - A person sends one key per read, 15 ms apart at the fastest (macOS's
+//     fastest key repeat), 30 ms and more when typing. A program typing
+//     (tmux send-keys, a text expander, xdotool) sends a line in one read,
+//     or a key a millisecond apart: 1 byte per millisecond.
 const (
-	// BurstGap is how long a burst stays open without input: it ends when
-	// the terminal has sent nothing for this long. It outlasts the pauses
-	// within a paste by far on a quiet machine (VS Code's: 10 ms at most),
-	// and stays under the 33 ms between two keys of key repeat, so that a
-	// key held down can never keep a burst open. It is also how long a
-	// burst waits, after its last byte, to reach the child: 25 ms, too
-	// short to notice. A terminal that pauses longer within a paste (VS
-	// Code on a machine busy enough: 6 pastes in 40 above) splits it into
-	// bursts, each handled as a paste of its own; no byte is lost or
-	// reordered.
+	// BurstHold is how long input that has not yet made a large paste is
+	// held after its last byte before it goes to the child as typed: the
+	// terminal has paused longer than a paste pauses (2.3 ms under load),
+	// so what came was typing, or a small paste, which reaches the child
+	// as the terminal sent it. It is also all a key waits, where pastes are
+	// not marked: too short to notice.
+	BurstHold = 8 * time.Millisecond
+
+	// BurstGap is how long a paste found large stays open without input:
+	// it ends when the terminal has sent nothing for this long. It outlasts
+	// the pauses within a paste by far, and is shorter than key repeat
+	// (33 ms), so that a key held down after a paste is typed.
 	BurstGap = 25 * time.Millisecond
 
-	// BurstInterval is how close reads of typed characters must follow
-	// one another to count together towards a burst: a paste read a byte
-	// at a time (reads 2.3 ms apart) is a burst, while the fastest key
-	// repeat (15 ms) and a fast typist's keys are not.
-	BurstInterval = 8 * time.Millisecond
-
-	// BurstMinChars is how many characters must arrive together (in one
-	// read, or in reads BurstInterval apart) to make a burst. Two keys
-	// can share a read when pbwrap was busy for a moment, and an Enter
-	// among them must still submit; three characters faster than a
-	// person types are not typing.
-	BurstMinChars = 3
+	// TypingSpan and TypingBytes tell a program typing from a paste: input
+	// that keeps coming, each byte within BurstHold of the one before, but
+	// at fewer than TypingBytes bytes in a TypingSpan (2 bytes a
+	// millisecond), is typing; it goes to the child at once from then on,
+	// until it pauses. A paste comes at hundreds of bytes a millisecond,
+	// even over a slow link (a 56 kbit/s line: 7).
+	TypingSpan  = 32 * time.Millisecond
+	TypingBytes = 64
 )
 
-// burstSeq is where the Burst detector is in a key sequence or terminal
-// report (ECMA-48: CSI, SS3, and the strings OSC, DCS, SOS, PM, APC).
-type burstSeq uint8
+// burstState is what the Burst detector does with input.
+type burstState uint8
 
 const (
-	bsText   burstSeq = iota // not in a sequence
-	bsEsc                    // after ESC
-	bsCSI                    // after ESC [, in the parameters
-	bsSS3                    // after ESC O
-	bsString                 // in an OSC, DCS, SOS, PM or APC string
-	bsStrEsc                 // after ESC in a string: ST (ESC \) or a new sequence
-	bsMouse                  // in the three bytes of an X10 mouse report (ESC [ M b x y)
+	burstIdle    burstState = iota // nothing held
+	burstHolding                   // holding what may become a large paste
+	burstPasting                   // in a large paste: PasteStart emitted
+	burstTyping                    // passing typing on at once, until it pauses
 )
 
-// Bytes the detector looks at.
-const (
-	ctlBEL = 0x07
-	ctlCAN = 0x18 // cancels a sequence (ECMA-48)
-	ctlSUB = 0x1a // cancels a sequence (ECMA-48)
-	ctlDEL = 0x7f
-)
-
-// x10MouseLen is the number of bytes after ESC [ M in an X10 mouse report:
-// button, column, row.
-const x10MouseLen = 3
-
-// Burst detects pastes from terminals that do not bracket them: input
-// that arrives faster than a person types. It reads the typed bytes that
-// a Parser emits (Typed), with the time of the read they came in, and
-// emits to its Sink: Typed for keystrokes, and PasteStart, PasteData and
-// PasteEnd around a burst. It never emits StrayEnd.
+// Burst catches large pastes from terminals that do not mark them: input
+// that arrives faster than a person types and grows to a large paste
+// before it pauses. It reads the typed bytes that a Parser emits (Typed),
+// with the time of the read they came in, and emits to its Sink: Typed, or
+// PasteStart, PasteData and PasteEnd around a large paste. It never emits
+// StrayEnd.
 //
-// Typed bytes are of two kinds. Keys are escape sequences (ESC alone or
-// with a key, CSI, SS3, and the strings OSC, DCS, SOS, PM and APC: cursor
-// and device reports, focus and mouse events, kitty key events) and
-// control characters other than tab, CR and LF (Ctrl-C, Backspace, ...).
-// Everything else is text. Keys are never part of a burst: each passes
-// as Typed at once, and ends the open burst first. A sequence must come
-// in one go: when its next byte comes more than EscHold after the last,
-// it has ended (a person typed Alt+] or Alt+P), and what follows is read
-// afresh.
-//
-// Text passes as Typed at once until BurstMinChars characters (UTF-8
-// sequences count once) have arrived in one Write, or in Writes at most
-// BurstInterval apart with no key in between. From the Write that makes
-// the count on, text is a burst: PasteStart, then PasteData as it comes,
-// until BurstGap passes without input (Flush), a key comes, or End is
-// called; then PasteEnd. A keystroke that arrives alone (no burst open,
-// no text within BurstInterval before it) is never held; only a burst is,
-// by the caller, and only until its end.
+// Input is held from its first byte, every byte alike (text, control
+// characters, escape sequences), while it arrives without a pause of
+// BurstHold. When what is held reaches minBytes bytes or minLines line
+// breaks (CR, LF or CRLF), it is a paste: PasteStart, everything held as
+// PasteData, then the rest as it comes, until BurstGap passes without
+// input (Flush) or End is called; then PasteEnd. So a large paste is one
+// paste, whole, however it is chunked: a first read of one character is
+// in it. Input that pauses before it is large goes to the child as Typed,
+// byte for byte, exactly as it came: keys, a line and its Enter, a small
+// paste. Input that keeps coming, but slower than a paste does (fewer than
+// TypingBytes in a TypingSpan), is a program typing: what is held goes as
+// Typed at once, and so does what follows it, until it pauses.
 //
 // Typed bytes and paste data together are exactly the bytes written, in
-// order: nothing is held, lost, or reordered. Writes with the same time
-// are one read, as far as the detector can tell. Like a Parser, a Burst
+// order: nothing is lost, duplicated or reordered. What is held is at
+// most minBytes bytes. Writes with the same time are one read. A Burst
 // has no clock: Write and Flush return the time at which Flush must be
-// called if no input arrives before it, and Write never ends a burst by
-// itself, however late it is called (see Parser.Write for why).
+// called if no input arrives before it, and Write never ends anything by
+// itself, however late it is called: time in which the caller could not
+// read is not a pause of the terminal's.
 //
 // A Burst is not safe for concurrent use.
 type Burst struct {
-	sink Sink
-	open bool // a burst is open: PasteStart was emitted
+	sink               Sink
+	minBytes, minLines int
 
-	lastIn time.Time // the open burst's last input
+	state  burstState
+	lastIn time.Time // the last input, in any state but burstIdle
 
-	streak    int       // characters of text arriving together, towards BurstMinChars
-	lastPlain time.Time // when text last arrived, while streak > 0
-
-	seq      burstSeq
-	seqLast  time.Time // when the sequence's last byte arrived
-	csiBytes int       // bytes after ESC [, in bsCSI
-	mouseN   int       // bytes of the mouse report still to come, in bsMouse
+	held   []byte    // burstHolding: what is held
+	breaks int       // line breaks in held
+	lastCR bool      // held ends with a CR: an LF after it ends no other line
+	span   time.Time // burstHolding: when the current TypingSpan began
+	spanN  int       // bytes that came in it
 }
 
-// NewBurst returns a Burst, with no burst open, that emits its events to s.
-func NewBurst(s Sink) *Burst {
-	return &Burst{sink: s}
+// NewBurst returns a Burst that emits its events to s, and takes input
+// held to minBytes bytes or minLines line breaks for a paste (values below
+// 1 count as 1).
+func NewBurst(s Sink, minBytes, minLines int) *Burst {
+	return &Burst{sink: s, minBytes: max(1, minBytes), minLines: max(1, minLines)}
 }
 
 // Write takes typed bytes p, read at time now (the bytes a Parser emits as
-// Typed, with the time of its Write), emits them as Typed or burst events,
-// and returns the time at which Flush must be called if no more input
-// arrives before it: BurstGap after the open burst's last input, or the
-// zero time when no burst is open. An empty b is no input.
+// Typed, with the time of its Write), emits what it can decide, and
+// returns the time at which Flush must be called if no more input arrives
+// before it; the zero time when nothing waits. An empty p is no input.
 func (b *Burst) Write(p []byte, now time.Time) (deadline time.Time) {
 	if len(p) == 0 {
 		return b.Deadline()
 	}
-	if b.seq != bsText && now.Sub(b.seqLast) > EscHold {
-		b.seq = bsText // The sequence stopped: it was keys typed, not a report.
-	}
-	for len(p) > 0 {
-		if n := b.keys(p); n > 0 {
-			b.seqLast = now
-			b.stop()
-			b.sink.Typed(p[:n])
-			p = p[n:]
-			continue
+	b.lastIn = now
+	switch b.state {
+	case burstTyping:
+		b.sink.Typed(p)
+	case burstPasting:
+		b.sink.PasteData(p)
+	case burstIdle:
+		b.state, b.span, b.spanN = burstHolding, now, 0
+		b.hold(p)
+	case burstHolding:
+		// Input that keeps coming is read before the span's deadline is
+		// seen: the span is judged here too, with p in it, since p may be
+		// what piled up while the caller could not read.
+		if !now.Before(b.span.Add(TypingSpan)) {
+			if b.spanN+len(p) < TypingBytes {
+				b.release()
+				b.state = burstTyping
+				b.sink.Typed(p)
+				break
+			}
+			b.span, b.spanN = now, 0
 		}
-		n := burstTextLen(p)
-		b.text(p[:n], now)
-		p = p[n:]
+		b.hold(p)
 	}
 	return b.Deadline()
 }
 
-// Flush ends the open burst once now is at least BurstGap after its last
-// input. Calling it early is harmless. It returns the next deadline (zero
-// if none).
+// hold adds p to what is held, and starts the paste when that makes it
+// large; what comes after the byte that made it large is the paste's too.
+func (b *Burst) hold(p []byte) {
+	b.spanN += len(p)
+	for i, c := range p {
+		switch {
+		case c == '\r':
+			b.breaks++
+		case c == '\n' && !b.lastCR:
+			b.breaks++
+		}
+		b.lastCR = c == '\r'
+		if len(b.held)+i+1 >= b.minBytes || b.breaks >= b.minLines {
+			b.held = append(b.held, p[:i+1]...)
+			b.state = burstPasting
+			b.sink.PasteStart()
+			b.sink.PasteData(b.held)
+			b.forget()
+			if rest := p[i+1:]; len(rest) > 0 {
+				b.sink.PasteData(rest)
+			}
+			return
+		}
+	}
+	b.held = append(b.held, p...)
+}
+
+// Flush lets time pass: held input that has paused BurstHold goes to the
+// child as typed, held input that came slower than a paste does goes too
+// (and what follows it, see Burst), a paste that has paused BurstGap ends,
+// typing that has paused BurstHold ends. Calling it early is harmless. It
+// returns the next deadline (zero if none).
 func (b *Burst) Flush(now time.Time) (deadline time.Time) {
-	if b.open && !now.Before(b.lastIn.Add(BurstGap)) {
-		b.stop()
+	switch b.state {
+	case burstHolding:
+		switch {
+		case !now.Before(b.lastIn.Add(BurstHold)):
+			b.release()
+			b.state = burstIdle
+		case !now.Before(b.span.Add(TypingSpan)):
+			if b.spanN < TypingBytes {
+				b.release()
+				b.state = burstTyping
+			} else {
+				b.span, b.spanN = now, 0
+			}
+		}
+	case burstTyping:
+		if !now.Before(b.lastIn.Add(BurstHold)) {
+			b.state = burstIdle
+		}
+	case burstPasting:
+		if !now.Before(b.lastIn.Add(BurstGap)) {
+			b.state = burstIdle
+			b.sink.PasteEnd()
+		}
 	}
 	return b.Deadline()
 }
 
-// End ends the open burst at once, if there is one, and forgets what came
-// before: the detector is then as new. The caller calls it when something
-// other than typed bytes comes (a bracketed paste, an end marker: escape
-// sequences the detector does not see) and at the end of the input.
+// End decides at once, whatever the time: held input goes as typed, an
+// open paste ends. The caller calls it when something other than typed
+// bytes comes (a marked paste, an end marker: escape sequences the
+// detector does not see), and at the end of the input.
 func (b *Burst) End() {
-	b.stop()
-	b.seq = bsText
-}
-
-// TypedAhead returns how many characters of bytes with no ESC the next
-// Write passes, at whatever time, as Typed and nothing else: fewer than
-// make a burst with the characters counted towards one so far, when no
-// burst is open and no key sequence is under way; 0 otherwise. (Time
-// only ever lowers the count, and a control key resets it.)
-func (b *Burst) TypedAhead() int {
-	if b.open || b.seq != bsText {
-		return 0
+	switch b.state {
+	case burstHolding:
+		b.release()
+	case burstPasting:
+		b.sink.PasteEnd()
 	}
-	return max(0, BurstMinChars-1-b.streak)
+	b.state = burstIdle
 }
 
-// Open reports whether a burst is open.
-func (b *Burst) Open() bool { return b.open }
+// Open reports whether a large paste is open.
+func (b *Burst) Open() bool { return b.state == burstPasting }
+
+// Pending reports whether input is held or a paste is open: more input,
+// or the deadline, decides what it is.
+func (b *Burst) Pending() bool { return b.state == burstHolding || b.state == burstPasting }
 
 // Deadline is when Flush is owed, or the zero time.
 func (b *Burst) Deadline() time.Time {
-	if !b.open {
-		return time.Time{}
-	}
-	return b.lastIn.Add(BurstGap)
-}
-
-// stop ends the open burst, if there is one, and forgets the text that
-// came before: a key came.
-func (b *Burst) stop() {
-	b.streak = 0
-	if b.open {
-		b.open = false
-		b.sink.PasteEnd()
-	}
-}
-
-// text handles a run of text, read at now: the open burst's, or typed, or
-// the start of a burst.
-func (b *Burst) text(p []byte, now time.Time) {
-	if b.open {
-		b.lastIn = now
-		b.sink.PasteData(p)
-		return
-	}
-	if b.streak > 0 && now.Sub(b.lastPlain) > BurstInterval {
-		b.streak = 0
-	}
-	b.streak += countChars(p)
-	b.lastPlain = now
-	if b.streak < BurstMinChars {
-		b.sink.Typed(p)
-		return
-	}
-	// The bytes that end a character typed before are not the burst's.
-	i := 0
-	for i < len(p) && isUTF8Cont(p[i]) {
-		i++
-	}
-	if i > 0 {
-		b.sink.Typed(p[:i])
-	}
-	b.open, b.lastIn = true, now
-	b.sink.PasteStart()
-	b.sink.PasteData(p[i:])
-}
-
-// keys returns the length of the keys at the start of p (sequences and
-// control characters, see Burst), following the sequence state through
-// them; 0 if p starts with text.
-func (b *Burst) keys(p []byte) int {
-	i := 0
-	for i < len(p) {
-		if b.seq == bsText {
-			c := p[i]
-			switch {
-			case c == esc:
-				b.seq = bsEsc
-			case !isControlKey(c):
-				return i
-			}
-			i++
-			continue
+	switch b.state {
+	case burstHolding:
+		d := b.lastIn.Add(BurstHold)
+		if s := b.span.Add(TypingSpan); s.Before(d) {
+			d = s
 		}
-		if b.step(p[i]) {
-			i++
-		}
+		return d
+	case burstTyping:
+		return b.lastIn.Add(BurstHold)
+	case burstPasting:
+		return b.lastIn.Add(BurstGap)
 	}
-	return i
+	return time.Time{}
 }
 
-// step moves the sequence state on by c and reports whether c is the
-// sequence's; if not, the sequence has ended before c, which is looked at
-// again from bsText.
-func (b *Burst) step(c byte) (used bool) {
-	switch b.seq {
-	case bsEsc:
-		return b.afterEsc(c)
-	case bsCSI:
-		return b.inCSI(c)
-	case bsSS3:
-		return b.inSS3(c)
-	case bsString:
-		switch c {
-		case ctlBEL, ctlCAN, ctlSUB:
-			b.seq = bsText
-		case esc:
-			b.seq = bsStrEsc
-		}
-		return true
-	case bsStrEsc:
-		if c == '\\' {
-			b.seq = bsText
-			return true
-		}
-		// A new sequence begins at the ESC, already taken: c is its second byte.
-		b.seq = bsEsc
-		return b.afterEsc(c)
-	case bsMouse:
-		if b.mouseN--; b.mouseN == 0 {
-			b.seq = bsText
-		}
-		return true
+// release sends what is held to the child as typed.
+func (b *Burst) release() {
+	if len(b.held) > 0 {
+		b.sink.Typed(b.held)
 	}
-	return false
+	b.forget()
 }
 
-// afterEsc takes the byte after ESC: the introducer of a longer sequence,
-// another ESC (the first was the Esc key), or a key pressed with Alt.
-func (b *Burst) afterEsc(c byte) bool {
-	switch c {
-	case '[':
-		b.seq, b.csiBytes = bsCSI, 0
-	case 'O':
-		b.seq = bsSS3
-	case ']', 'P', 'X', '^', '_':
-		b.seq = bsString
-	case esc:
-	default:
-		b.seq = bsText
-	}
-	return true
-}
-
-// inCSI takes a byte of a control sequence: parameter and intermediate
-// bytes, then the final byte. ESC [ M with no parameters is an X10 mouse
-// report, whose three bytes follow.
-func (b *Burst) inCSI(c byte) bool {
-	switch {
-	case c >= 0x20 && c <= 0x3f:
-		b.csiBytes++
-	case c == 'M' && b.csiBytes == 0:
-		b.seq, b.mouseN = bsMouse, x10MouseLen
-	case c >= 0x40 && c <= 0x7e:
-		b.seq = bsText
-	case c == ctlCAN || c == ctlSUB:
-		b.seq = bsText
-	default:
-		b.seq = bsText // Not a sequence a terminal sends: it ended before c.
-		return false
-	}
-	return true
-}
-
-// inSS3 takes a byte after ESC O: parameters (some terminals send
-// modifiers there), then the final byte.
-func (b *Burst) inSS3(c byte) bool {
-	switch {
-	case c >= 0x30 && c <= 0x3f:
-	case c >= 0x20 && c <= 0x7e, c == ctlCAN, c == ctlSUB:
-		b.seq = bsText
-	default:
-		b.seq = bsText
-		return false
-	}
-	return true
-}
-
-// burstTextLen is the length of the text at the start of p: up to the first
-// ESC or control character.
-func burstTextLen(p []byte) int {
-	for i, c := range p {
-		if c == esc || isControlKey(c) {
-			return i
-		}
-	}
-	return len(p)
-}
-
-// isControlKey reports whether c is a control key: a C0 control or DEL, but
-// not tab, CR and LF, which pasted text has.
-func isControlKey(c byte) bool {
-	return c < 0x20 && c != '\t' && c != '\r' && c != '\n' || c == ctlDEL
-}
-
-// isUTF8Cont reports whether c continues a UTF-8 sequence.
-func isUTF8Cont(c byte) bool { return c&0xc0 == 0x80 }
-
-// chars counts the characters of text p: its bytes that do not continue
-// a UTF-8 sequence.
-func countChars(p []byte) int {
-	n := 0
-	for _, c := range p {
-		if !isUTF8Cont(c) {
-			n++
-		}
-	}
-	return n
+// forget empties the hold, keeping its memory for the next one.
+func (b *Burst) forget() {
+	b.held, b.breaks, b.lastCR = b.held[:0], 0, false
 }

@@ -6,24 +6,25 @@ import (
 )
 
 // BenchmarkBurstTypedKey is the burst detector's cost on the keystroke
-// path: one key at a time, 30 ms apart (typing), never a burst.
+// path: one key at a time, 30 ms apart (typing), each held to its pause.
 func BenchmarkBurstTypedKey(b *testing.B) {
-	d := NewBurst(nopSink{})
+	d := NewBurst(nopSink{}, 8192, 200)
 	key := []byte("a")
 	now := epoch
 	b.ReportAllocs()
 	for b.Loop() {
 		now = now.Add(30 * time.Millisecond)
-		if !d.Write(key, now).IsZero() {
-			b.Fatal("a typed key opened a burst")
+		d.Write(key, now)
+		if d.Flush(now.Add(BurstHold)); d.Pending() {
+			b.Fatal("a typed key is still held after its pause")
 		}
 	}
 }
 
 // BenchmarkBurstText32K is its cost on a paste from a terminal without
-// bracketed paste: 32 KiB reads of text, a burst from the first one on.
+// bracketed paste: 32 KiB reads of text, a paste from the first one on.
 func BenchmarkBurstText32K(b *testing.B) {
-	d := NewBurst(nopSink{})
+	d := NewBurst(nopSink{}, 8192, 200)
 	chunk := repeatTo("func main() {\r\tfmt.Println(\"hello, world\")\r}\r", 32<<10)
 	now := epoch
 	b.SetBytes(int64(len(chunk)))

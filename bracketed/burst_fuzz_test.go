@@ -14,19 +14,20 @@ import (
 // from the events of both (rebuilder) and fails the test on an event out
 // of order.
 type burstRig struct {
-	t     *testing.T
-	p     *Parser
-	b     *Burst
-	rb    *rebuilder
-	now   time.Time
-	inBur bool // a burst is open, as its events say
+	t      *testing.T
+	p      *Parser
+	b      *Burst
+	rb     *rebuilder
+	now    time.Time
+	inBur  bool   // a burst is open, as its events say
+	pasted []byte // the open burst's data
 }
 
 func newBurstRig(t *testing.T) *burstRig {
 	g := &burstRig{t: t, rb: &rebuilder{t: t}}
 	g.p = NewParser(parserSide{g})
 	g.rb.p = g.p
-	g.b = NewBurst(burstSide{g})
+	g.b = NewBurst(burstSide{g}, testMinBytes, testMinLines)
 	return g
 }
 
@@ -60,17 +61,19 @@ func (s burstSide) PasteData(p []byte) {
 	if !s.g.inBur || len(p) == 0 {
 		s.g.t.Fatalf("burst data %q outside a burst", p)
 	}
-	if i := bytes.IndexFunc(p, func(r rune) bool { return r == esc || r < 0x80 && isControlKey(byte(r)) }); i >= 0 {
-		s.g.t.Fatalf("a key in burst data %q", p)
-	}
 	s.g.rb.out = append(s.g.rb.out, p...)
+	s.g.pasted = append(s.g.pasted, p...)
 }
 
 func (s burstSide) PasteEnd() {
 	if !s.g.inBur {
 		s.g.t.Fatalf("burst end outside a burst")
 	}
-	s.g.inBur = false
+	norm := bytes.ReplaceAll(s.g.pasted, []byte("\r\n"), []byte("\n"))
+	if breaks := bytes.Count(norm, []byte("\n")) + bytes.Count(norm, []byte("\r")); len(s.g.pasted) < testMinBytes && breaks < testMinLines {
+		s.g.t.Fatalf("a paste of %q: not large", s.g.pasted)
+	}
+	s.g.inBur, s.g.pasted = false, s.g.pasted[:0]
 }
 
 func (s burstSide) StrayEnd() { s.g.t.Fatalf("StrayEnd from the burst detector") }
@@ -106,13 +109,13 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // burstSteps are the times that pass between reads in FuzzBurstConservation.
-var burstSteps = [8]time.Duration{0, time.Millisecond, 5 * time.Millisecond, BurstInterval, EscHold, BurstGap - time.Millisecond, BurstGap, PasteSilence}
+var burstSteps = [8]time.Duration{0, time.Millisecond, 5 * time.Millisecond, BurstHold, EscHold, BurstGap - time.Millisecond, TypingSpan, PasteSilence}
 
 // FuzzBurstConservation requires that the Parser and the Burst detector
 // together emit exactly the input without the recognised markers, in
 // order (no byte lost, reordered or duplicated), whatever the chunking and
-// timing; that no key (ESC, a control character) is ever part of a burst;
-// and that the events nest. Each byte of ops gives a chunk length (bits
+// timing; that the events nest; and that a paste the detector opens is
+// large: it holds the threshold's bytes or line breaks. Each byte of ops gives a chunk length (bits
 // 0-3, 1 to 16), the time that passes before it (bits 4-6, burstSteps),
 // and whether pbwrap stalled meanwhile (bit 7), so that a deadline passed
 // without Flush (the input was waiting).

@@ -12,7 +12,7 @@ type burstOp struct {
 	kind     string        // "read" (one Write), "flush" or "end"
 	in       string        // for read
 	at       time.Duration // since epoch, for read and flush
-	deadline time.Duration // wanted deadline since epoch after the step; 0 for none
+	deadline time.Duration // wanted deadline since epoch after the step; -1 for none
 }
 
 func bread(at time.Duration, in string, deadline time.Duration) burstOp {
@@ -22,239 +22,150 @@ func bflush(at, deadline time.Duration) burstOp {
 	return burstOp{kind: "flush", at: at, deadline: deadline}
 }
 
-var bend = burstOp{kind: "end"}
+var bend = burstOp{kind: "end", deadline: none}
 
 const (
-	gap      = BurstGap
-	interval = BurstInterval
+	none  = -1
+	bhold = BurstHold
+	gap   = BurstGap
+	span  = TypingSpan
+)
+
+// The thresholds of the table's Bursts: 16 bytes, or 3 line breaks.
+const (
+	testMinBytes = 16
+	testMinLines = 3
 )
 
 var burstTests = []struct {
 	name string
 	ops  []burstOp
 	want []event
-	open bool // a burst is open after the last step
+	open bool // a paste is open after the last step
+	// minBytes is the Burst's threshold in bytes: testMinBytes when 0.
+	minBytes int
 }{
 	{
-		name: "a key alone is typed at once",
-		ops:  []burstOp{bread(0, "a", 0)},
+		name: "a key alone is typed once the input pauses",
+		ops:  []burstOp{bread(0, "a", bhold), bflush(bhold-1, bhold), bflush(bhold, none)},
 		want: []event{typed("a")},
 	},
 	{
-		name: "keys 30 ms apart are typed",
-		ops:  []burstOp{bread(0, "h", 0), bread(30*ms, "i", 0), bread(60*ms, "\r", 0)},
+		name: "keys 30 ms apart are typed, each after its pause",
+		ops: []burstOp{
+			bread(0, "h", bhold), bflush(bhold, none),
+			bread(30*ms, "i", 30*ms+bhold), bflush(30*ms+bhold, none),
+			bread(60*ms, "\r", 60*ms+bhold), bflush(60*ms+bhold, none),
+		},
 		want: []event{typed("hi\r")},
 	},
 	{
-		name: "the fastest key repeat is typed",
-		ops:  []burstOp{bread(0, "x", 0), bread(15*ms, "x", 0), bread(30*ms, "x", 0), bread(45*ms, "x", 0)},
-		want: []event{typed("xxxx")},
+		name: "a line and its Enter in one read are typed: the Enter submits",
+		ops:  []burstOp{bread(0, "git commit -m\r", bhold), bflush(bhold, none)},
+		want: []event{typed("git commit -m\r")},
 	},
 	{
-		name: "two keys in one read are typed: an Enter among them submits",
-		ops:  []burstOp{bread(0, "s\r", 0), bread(100*ms, "l", 0)},
-		want: []event{typed("s\rl")},
+		name: "keys, arrows and control keys as they came: typed",
+		ops:  []burstOp{bread(0, "\x1b[A\x03", bhold), bread(ms, "\x7f\x1bOB", ms+bhold), bflush(ms+bhold, none)},
+		want: []event{typed("\x1b[A\x03\x7f\x1bOB")},
 	},
 	{
-		name: "three characters in one read are a burst",
-		ops:  []burstOp{bread(0, "ab\r", gap), bflush(gap-1, gap), bflush(gap, 0)},
-		want: []event{start, data("ab\r"), end},
+		name: "a small paste that pauses is typed, newlines and all",
+		ops:  []burstOp{bread(0, "one\rtwo\r", bhold), bflush(bhold, none)},
+		want: []event{typed("one\rtwo\r")},
 	},
 	{
-		name: "a paste in one read",
-		ops:  []burstOp{bread(0, "one\rtwo\rthree", gap), bflush(gap, 0)},
-		want: []event{start, data("one\rtwo\rthree"), end},
+		name: "a large paste in one read is one paste",
+		ops:  []burstOp{bread(0, strings.Repeat("x", 20), gap), bflush(gap, none)},
+		want: []event{start, data(strings.Repeat("x", 20)), end},
 	},
 	{
-		name: "characters a millisecond apart: the third starts the burst",
+		name: "a large paste whose first read is one character holds it: whole",
 		ops: []burstOp{
-			bread(0, "a", 0), bread(ms, "b", 0), bread(2*ms, "c", 2*ms+gap), bread(3*ms, "\r", 3*ms+gap),
-			bflush(3*ms+gap, 0),
+			bread(0, "a", bhold), bread(ms, "b", ms+bhold), bread(2*ms, strings.Repeat("c", 30), 2*ms+gap),
+			bflush(2*ms+gap, none),
 		},
-		want: []event{typed("ab"), start, data("c\r"), end},
+		want: []event{start, data("ab" + strings.Repeat("c", 30)), end},
 	},
 	{
-		name: "reads BurstInterval apart count together",
-		ops:  []burstOp{bread(0, "a", 0), bread(interval, "b", 0), bread(2*interval, "c", 2*interval+gap)},
-		want: []event{typed("ab"), start, data("c")},
-		open: true,
+		name: "a large paste a byte at a time, 0.1 ms apart",
+		ops: func() []burstOp {
+			var ops []burstOp
+			for i := range 16 {
+				at := time.Duration(i) * 100 * time.Microsecond
+				d := at + bhold
+				if i == 15 {
+					d = at + gap
+				}
+				ops = append(ops, bread(at, string(rune('a'+i)), d))
+			}
+			return append(ops, bflush(1500*time.Microsecond+gap, none))
+		}(),
+		want: []event{start, data("abcdefghijklmnop"), end},
 	},
 	{
-		name: "reads a little more than BurstInterval apart are typing",
-		ops:  []burstOp{bread(0, "a", 0), bread(interval+ms, "b", 0), bread(2*interval+2*ms, "c", 0)},
-		want: []event{typed("abc")},
+		name: "control characters and escape sequences are the large paste's",
+		ops:  []burstOp{bread(0, "\x1b[31merr\x1b[0m\f\x08", bhold), bread(ms, "\x03 more text here", ms+gap), bflush(ms+gap, none)},
+		want: []event{start, data("\x1b[31merr\x1b[0m\f\x08\x03 more text here"), end},
 	},
 	{
-		name: "a burst ends BurstGap after its last input, not before",
+		name: "line breaks make it large; CRLF counts once",
+		ops:  []burstOp{bread(0, "a\r\nb\r\n", bhold), bread(ms, "c\rd", ms+gap), bflush(ms+gap, none)},
+		want: []event{start, data("a\r\nb\r\nc\rd"), end},
+	},
+	{
+		name: "pauses shorter than BurstHold keep it one",
 		ops: []burstOp{
-			bread(0, "abc", gap),
-			bread(gap-ms, "d", 2*gap-ms),
-			bflush(gap, 2*gap-ms), // early: harmless
-			bflush(2*gap-ms-1, 2*gap-ms),
-			bflush(2*gap-ms, 0),
+			bread(0, "0123456789", bhold), bread(bhold-ms, "abcdef", bhold-ms+gap),
+			bread(bhold-ms+20*ms, "tail", bhold+19*ms+gap), bflush(bhold+19*ms+gap, none),
 		},
-		want: []event{start, data("abcd"), end},
+		want: []event{start, data("0123456789abcdeftail"), end},
 	},
 	{
-		name: "after a burst a key alone is typed again",
-		ops:  []burstOp{bread(0, "abc", gap), bflush(gap, 0), bread(gap+ms, "x", 0)},
-		want: []event{start, data("abc"), end, typed("x")},
-	},
-	{
-		// The caller calls Flush only if nothing arrived by the deadline:
-		// input read late was waiting before it.
-		name: "a late read joins the burst",
-		ops:  []burstOp{bread(0, "abc", gap), bread(time.Second, "d", time.Second+gap)},
-		want: []event{start, data("abcd")},
-		open: true,
-	},
-	{
-		name: "an empty read is no input",
-		ops:  []burstOp{bread(0, "abc", gap), bread(10*ms, "", gap), bflush(gap, 0)},
-		want: []event{start, data("abc"), end},
-	},
-	{
-		name: "an arrow key ends the burst and is typed at once",
-		ops:  []burstOp{bread(0, "abc", gap), bread(ms, "\x1b[A", 0), bread(2*ms, "de", 0)},
-		want: []event{start, data("abc"), end, typed("\x1b[Ade")},
-	},
-	{
-		name: "text after a key in the same read starts a burst of its own",
-		ops:  []burstOp{bread(0, "abc\x1b[Bdef", gap)},
-		want: []event{start, data("abc"), end, typed("\x1b[B"), start, data("def")},
-		open: true,
-	},
-	{
-		name: "an Esc key ends the burst",
-		ops:  []burstOp{bread(0, "abc", gap), bread(2*ms, "\x1b", 0), bread(100*ms, "\x1b", 0)},
-		want: []event{start, data("abc"), end, typed("\x1b\x1b")},
-	},
-	{
-		name: "Alt and a key is a key, and so is Esc followed late by text",
-		ops:  []burstOp{bread(0, "\x1bx", 0), bread(100*ms, "\x1b", 0), bread(200*ms, "abc", 200*ms+gap)},
-		want: []event{typed("\x1bx\x1b"), start, data("abc")},
-		open: true,
-	},
-	{
-		name: "Esc followed at once by text takes its first character, as Alt",
-		ops:  []burstOp{bread(0, "\x1b", 0), bread(5*ms, "abcd", 5*ms+gap)},
-		want: []event{typed("\x1ba"), start, data("bcd")},
-		open: true,
-	},
-	{
-		name: "terminal reports and key events are keys",
-		ops: []burstOp{bread(0, strings.Join([]string{
-			"\x1b[12;40R",                      // cursor position
-			"\x1b[?64;1;2;6;22c",               // DA1
-			"\x1b[?2004;1$y",                   // DECRPM
-			"\x1b[I\x1b[O",                     // focus in, out
-			"\x1b[<0;10;5M\x1b[<0;10;5m",       // SGR mouse press, release
-			"\x1b[M !!\x1b[M#\x7f~",            // X10 mouse press, release
-			"\x1b[97;5u\x1b[13;2u",             // kitty keys
-			"\x1bOA\x1bOP\x1bO5Q",              // SS3 keys
-			"\x1b[1;5C\x1b[15~\x1b[Z",          // Ctrl+Right, F5, Shift+Tab
-			"\x1b]11;rgb:0000/0000/0000\x1b\\", // OSC 11 reply, ST
-			"\x1b]10;rgb:ffff/ffff/ffff\x07",   // OSC 10 reply, BEL
-			"\x1bP1$r0m\x1b\\",                 // DECRQSS reply
-			"\x1bP1+r544e=787465726d\x1b\\",    // XTGETTCAP reply
-			"\x1b_Gi=1;OK\x1b\\",               // kitty graphics reply (APC)
-		}, ""), 0)},
-		want: []event{typed(strings.Join([]string{
-			"\x1b[12;40R", "\x1b[?64;1;2;6;22c", "\x1b[?2004;1$y", "\x1b[I\x1b[O", "\x1b[<0;10;5M\x1b[<0;10;5m",
-			"\x1b[M !!\x1b[M#\x7f~", "\x1b[97;5u\x1b[13;2u", "\x1bOA\x1bOP\x1bO5Q", "\x1b[1;5C\x1b[15~\x1b[Z",
-			"\x1b]11;rgb:0000/0000/0000\x1b\\", "\x1b]10;rgb:ffff/ffff/ffff\x07", "\x1bP1$r0m\x1b\\",
-			"\x1bP1+r544e=787465726d\x1b\\", "\x1b_Gi=1;OK\x1b\\",
-		}, ""))},
-	},
-	{
-		name: "a report split across reads is still a report",
+		name: "after a large paste has ended, input is held anew",
 		ops: []burstOp{
-			bread(0, "\x1b[12;4", 0), bread(ms, "0R", 0),
-			bread(100*ms, "\x1b]11;rgb:00", 0), bread(101*ms, "00/0000/0000\x07", 0),
-			bread(200*ms, "\x1b[M", 0), bread(201*ms, " !!", 0),
+			bread(0, strings.Repeat("x", 16), gap), bflush(gap, none),
+			bread(gap+ms, "\r", gap+ms+bhold), bflush(gap+ms+bhold, none),
 		},
-		want: []event{typed("\x1b[12;40R\x1b]11;rgb:0000/0000/0000\x07\x1b[M !!")},
+		want: []event{start, data(strings.Repeat("x", 16)), end, typed("\r")},
 	},
 	{
-		name: "a report during a burst ends it",
-		ops:  []burstOp{bread(0, "abc", gap), bread(ms, "\x1b[I", 0), bread(2*ms, "def", 2*ms+gap)},
-		want: []event{start, data("abc"), end, typed("\x1b[I"), start, data("def")},
+		name: "a program typing a key a millisecond apart is typed after a span, then at once",
+		ops: func() []burstOp {
+			var ops []burstOp
+			for i := 0; i <= 40; i++ {
+				at := time.Duration(i) * ms
+				d := at + bhold
+				if i < 32 && span < d {
+					d = span
+				}
+				ops = append(ops, bread(at, "k", d))
+			}
+			return append(ops, bflush(40*ms+bhold, none))
+		}(),
+		want:     []event{typed(strings.Repeat("k", 41))},
+		minBytes: 8192,
+	},
+	{
+		name: "pbwrap stalled past the deadline: the read is not a pause",
+		ops:  []burstOp{bread(0, "a", bhold), bread(bhold+20*ms, strings.Repeat("b", 20), bhold+20*ms+gap), bflush(bhold+20*ms+gap, none)},
+		want: []event{start, data("a" + strings.Repeat("b", 20)), end},
+	},
+	{
+		name: "End types what is held",
+		ops:  []burstOp{bread(0, "ab", bhold), bend, bflush(time.Hour, none)},
+		want: []event{typed("ab")},
+	},
+	{
+		name: "End ends a paste",
+		ops:  []burstOp{bread(0, strings.Repeat("y", 17), gap), bend},
+		want: []event{start, data(strings.Repeat("y", 17)), end},
+	},
+	{
+		name: "a paste still open",
+		ops:  []burstOp{bread(0, strings.Repeat("y", 17), gap), bflush(gap-1, gap)},
+		want: []event{start, data(strings.Repeat("y", 17))},
 		open: true,
-	},
-	{
-		// Alt+] is ESC ], which starts an OSC string: the keys typed
-		// after it are not a report.
-		name: "a sequence that stops was keys typed",
-		ops:  []burstOp{bread(0, "\x1b]", 0), bread(100*ms, "abc", 100*ms+gap)},
-		want: []event{typed("\x1b]"), start, data("abc")},
-		open: true,
-	},
-	{
-		name: "a sequence stops after EscHold, not before",
-		ops:  []burstOp{bread(0, "\x1b]", 0), bread(EscHold, "abc", 0), bread(2*EscHold+ms, "def", 2*EscHold+ms+gap)},
-		want: []event{typed("\x1b]abc"), start, data("def")},
-		open: true,
-	},
-	{
-		name: "ESC in a string starts a new sequence",
-		ops:  []burstOp{bread(0, "\x1b]0;x\x1b[Aabc", gap)},
-		want: []event{typed("\x1b]0;x\x1b[A"), start, data("abc")},
-		open: true,
-	},
-	{
-		name: "CAN and SUB cancel a sequence",
-		ops:  []burstOp{bread(0, "\x1b[1\x18abc", gap), bflush(gap, 0), bread(time.Second, "\x1b]x\x1aabc", time.Second+gap)},
-		want: []event{typed("\x1b[1\x18"), start, data("abc"), end, typed("\x1b]x\x1a"), start, data("abc")},
-		open: true,
-	},
-	{
-		name: "a control sequence broken by a newline ends there",
-		ops:  []burstOp{bread(0, "\x1b[1\rabc", gap)},
-		want: []event{typed("\x1b[1"), start, data("\rabc")},
-		open: true,
-	},
-	{
-		name: "control keys end a burst and are typed at once",
-		ops: []burstOp{
-			bread(0, "abc", gap), bread(ms, "\x03", 0),
-			bread(2*ms, "def\x7fghi", 2*ms+gap),
-		},
-		want: []event{start, data("abc"), end, typed("\x03"), start, data("def"), end, typed("\x7f"), start, data("ghi")},
-		open: true,
-	},
-	{
-		name: "tab, CR and LF are text",
-		ops:  []burstOp{bread(0, "\t\r\n", gap)},
-		want: []event{start, data("\t\r\n")},
-		open: true,
-	},
-	{
-		name: "a UTF-8 character counts once",
-		ops:  []burstOp{bread(0, "é", 0), bread(100*ms, "日本", 0), bread(200*ms, "日本語", 200*ms+gap)},
-		want: []event{typed("é日本"), start, data("日本語")},
-		open: true,
-	},
-	{
-		name: "a character split across reads stays out of the burst",
-		ops:  []burstOp{bread(0, "\xc3", 0), bread(ms, "\xa9ab", ms+gap)},
-		want: []event{typed("é"), start, data("ab")},
-		open: true,
-	},
-	{
-		name: "End ends the burst and forgets the text before",
-		ops:  []burstOp{bread(0, "abc", gap), bend, bread(ms, "d", 0), bread(2*ms, "e", 0)},
-		want: []event{start, data("abc"), end, typed("de")},
-	},
-	{
-		name: "End forgets a sequence in progress",
-		ops:  []burstOp{bread(0, "\x1b[", 0), bend, bread(ms, "abc", ms+gap)},
-		want: []event{typed("\x1b["), start, data("abc")},
-		open: true,
-	},
-	{
-		name: "End with no burst open emits nothing",
-		ops:  []burstOp{bread(0, "a", 0), bend, bflush(time.Hour, 0)},
-		want: []event{typed("a")},
 	},
 }
 
@@ -273,7 +184,7 @@ func runBurstOps(t *testing.T, name string, b *Burst, ops []burstOp) {
 			got = b.Deadline()
 		}
 		want := time.Time{}
-		if o.deadline != 0 {
+		if o.deadline != none {
 			want = epoch.Add(o.deadline)
 		}
 		if !got.Equal(want) {
@@ -285,7 +196,11 @@ func runBurstOps(t *testing.T, name string, b *Burst, ops []burstOp) {
 func TestBurst(t *testing.T) {
 	for _, tt := range burstTests {
 		var r recorder
-		b := NewBurst(&r)
+		minBytes := tt.minBytes
+		if minBytes == 0 {
+			minBytes = testMinBytes
+		}
+		b := NewBurst(&r, minBytes, testMinLines)
 		runBurstOps(t, tt.name, b, tt.ops)
 		if got := r.String(); got != fmt.Sprint(tt.want) {
 			t.Errorf("%s: events\n got %s\nwant %v", tt.name, got, tt.want)
@@ -296,32 +211,18 @@ func TestBurst(t *testing.T) {
 	}
 }
 
-// burstSpacings are the times between reads that TestBurstReadSizes
-// tries: at once, a serial line's, VS Code's, around BurstInterval, around
-// BurstGap, key repeat, slow typing.
-var burstSpacings = []time.Duration{
-	0, ms, 5 * ms,
-	interval - ms, interval, interval + ms,
-	gap - ms, gap, gap + ms,
-	33 * ms, 120 * ms,
-}
-
 // feedReads writes body to b in reads of n bytes, spacing apart, and calls
 // Flush at each deadline that passes before the next read, as ptyproxy
 // does when nothing has arrived by then, and at the end.
-func feedReads(t *testing.T, b *Burst, body string, n int, spacing time.Duration) {
-	t.Helper()
+func feedReads(b *Burst, body string, n int, spacing time.Duration) {
 	now, deadline := epoch, time.Time{}
 	for k := 0; len(body) > 0; k++ {
 		now = epoch.Add(time.Duration(k) * spacing)
-		if !deadline.IsZero() && !now.Before(deadline) {
+		for !deadline.IsZero() && !now.Before(deadline) {
 			deadline = b.Flush(deadline)
 		}
 		c := min(n, len(body))
 		deadline = b.Write([]byte(body[:c]), now)
-		if b.Open() && !deadline.Equal(now.Add(gap)) {
-			t.Fatalf("read size %d, %v apart: read at %v: deadline %v, want BurstGap after it", n, spacing, since(now), since(deadline))
-		}
 		body = body[c:]
 	}
 	for !deadline.IsZero() {
@@ -329,64 +230,65 @@ func feedReads(t *testing.T, b *Burst, body string, n int, spacing time.Duration
 	}
 }
 
-// wantReads is what Burst must emit for text body in reads of n bytes,
-// spacing apart (see the rules in the Burst doc). body is ASCII text.
+// wantReads is what Burst must emit for body in reads of n bytes, spacing
+// apart, where the reads take less than a TypingSpan (see Burst): reads
+// closer than BurstHold are one input, a paste when large, typed when not;
+// reads further apart are each their own, until one is large, whose paste
+// then takes the reads that follow within BurstGap.
 func wantReads(body string, n int, spacing time.Duration) []event {
 	var reads []string
 	for ; len(body) > 0; body = body[min(n, len(body)):] {
 		reads = append(reads, body[:min(n, len(body))])
 	}
 	var r recorder
-	switch {
-	case spacing <= interval:
-		// The characters count together: the read that makes
-		// BurstMinChars starts one burst, to the end.
-		k, count := 0, 0
-		for ; count+len(reads[k]) < BurstMinChars && k < len(reads)-1; k++ {
-			count += len(reads[k])
-			r.Typed([]byte(reads[k]))
-		}
-		if count+len(reads[k]) < BurstMinChars {
-			r.Typed([]byte(reads[k]))
-			break
-		}
-		r.PasteStart()
-		r.PasteData([]byte(strings.Join(reads[k:], "")))
-		r.PasteEnd()
-	case spacing < gap:
-		// Each read on its own: a burst from the first with enough
-		// characters, on through the rest, none of them BurstGap apart.
-		if len(reads[0]) < BurstMinChars {
-			r.Typed([]byte(strings.Join(reads, "")))
-			break
-		}
-		r.PasteStart()
-		r.PasteData([]byte(strings.Join(reads, "")))
-		r.PasteEnd()
-	default:
-		// Each read on its own, and each burst ended before the next.
-		for _, rd := range reads {
-			if len(rd) < BurstMinChars {
-				r.Typed([]byte(rd))
-				continue
-			}
+	large := func(s string) bool {
+		breaks := strings.Count(strings.ReplaceAll(s, "\r\n", "\n"), "\n") + strings.Count(strings.ReplaceAll(s, "\r\n", "\n"), "\r")
+		return len(s) >= testMinBytes || breaks >= testMinLines
+	}
+	if spacing < bhold {
+		if all := strings.Join(reads, ""); large(all) {
 			r.PasteStart()
-			r.PasteData([]byte(rd))
+			r.PasteData([]byte(all))
 			r.PasteEnd()
+		} else {
+			r.Typed([]byte(all))
 		}
+		return r.events()
+	}
+	for k, rd := range reads {
+		if !large(rd) {
+			r.Typed([]byte(rd))
+			continue
+		}
+		r.PasteStart()
+		r.PasteData([]byte(rd))
+		if spacing < gap {
+			r.PasteData([]byte(strings.Join(reads[k+1:], "")))
+			r.PasteEnd()
+			break
+		}
+		r.PasteEnd()
 	}
 	return r.events()
 }
 
-// A paste of text in reads of every size, at every spacing around
-// BurstInterval and BurstGap, with the clock the test's.
+// Every case at every read size, at spacings around BurstHold and
+// BurstGap, with the clock the test's: a paste is saved whole, or typed
+// whole, however it is chunked.
 func TestBurstReadSizes(t *testing.T) {
-	for _, body := range []string{"one\rtwo\rthree\r", "ab", strings.Repeat("0123456789abcdef\r", 8)} {
+	for _, body := range []string{
+		"one\rtwo\rthree\r", "ab", "a line\r", strings.Repeat("0123456789abcdef", 3),
+		"\x1b[1mbold\x1b[0m\r\x08\x7f and more\r", "x\r\ny\r\nz",
+	} {
 		for n := 1; n <= len(body); n++ {
-			for _, spacing := range burstSpacings {
+			for _, spacing := range []time.Duration{0, 100 * time.Microsecond, ms, 5 * ms, bhold - 1, bhold, bhold + ms, gap - ms, gap, 33 * ms} {
+				reads := (len(body) + n - 1) / n
+				if time.Duration(reads-1)*spacing >= span && spacing < bhold {
+					continue // The typing rule's: TestBurst has it.
+				}
 				var r recorder
-				b := NewBurst(&r)
-				feedReads(t, b, body, n, spacing)
+				b := NewBurst(&r, testMinBytes, testMinLines)
+				feedReads(b, body, n, spacing)
 				if got, want := r.String(), fmt.Sprint(wantReads(body, n, spacing)); got != want {
 					t.Errorf("%q in reads of %d, %v apart: events\n got %s\nwant %s", body, n, spacing, got, want)
 				}
@@ -395,31 +297,53 @@ func TestBurstReadSizes(t *testing.T) {
 	}
 }
 
-// TestBurstRuns checks that text is emitted as runs, not byte by byte.
-func TestBurstRuns(t *testing.T) {
-	var r recorder
-	b := NewBurst(&r)
-	b.Write([]byte(strings.Repeat("x", 1000)+"\x1b[A"+strings.Repeat("y", 1000)), epoch)
-	b.Write([]byte(strings.Repeat("z", 1000)), epoch.Add(ms))
-	// start, data, end, typed, start, data, data
-	if r.calls != 7 {
-		t.Errorf("%d Sink calls (%s), want 7", r.calls, r.String())
+// A paste at the default thresholds: 12 KB of log lines in colour, read
+// in every chunking a terminal makes (whole, 4 KiB, a byte at a time), is
+// one paste with every byte.
+func TestBurstColouredLog(t *testing.T) {
+	var log strings.Builder
+	for i := 0; log.Len() < 12<<10; i++ {
+		fmt.Fprintf(&log, "\x1b[32m2026-12-01T10:00:%02d\x1b[0m \x1b[1mINFO\x1b[0m request %d served\r\n", i%60, i)
+	}
+	for _, n := range []int{1, 2, 4096, log.Len()} {
+		var r recorder
+		b := NewBurst(&r, 8192, 200)
+		feedReads(b, log.String(), n, 0)
+		if got, want := r.String(), fmt.Sprint([]event{start, data(log.String()), end}); got != want {
+			t.Errorf("reads of %d: %.300s", n, got)
+		}
 	}
 }
 
-// TestBurstAllocs guards the keystroke path: a key, a key sequence and
-// a burst cost no allocation.
+// TestBurstRuns checks that input is emitted as runs, not byte by byte.
+func TestBurstRuns(t *testing.T) {
+	var r recorder
+	b := NewBurst(&r, 8192, 200)
+	b.Write([]byte(strings.Repeat("x", 1000)+"\x1b[A"+strings.Repeat("y", 1000)), epoch)
+	b.Flush(epoch.Add(bhold))
+	b.Write([]byte(strings.Repeat("z", 9000)), epoch.Add(time.Second))
+	b.Write([]byte(strings.Repeat("w", 1000)), epoch.Add(time.Second+ms))
+	// typed, start, data (the held run), data (the read's rest), data
+	if r.calls != 5 {
+		t.Errorf("%d Sink calls (%s), want 5", r.calls, r.String())
+	}
+}
+
+// TestBurstAllocs guards the input path: once its bhold has grown, a key,
+// a key sequence and a paste cost no allocation.
 func TestBurstAllocs(t *testing.T) {
-	b := NewBurst(nopSink{})
-	key, arrow, paste := []byte("a"), []byte("\x1b[A"), []byte(strings.Repeat("x", 4096))
+	b := NewBurst(nopSink{}, 8192, 200)
+	key, arrow, paste := []byte("a"), []byte("\x1b[A"), []byte(strings.Repeat("x", 9000))
 	now := epoch
+	b.Write(paste[:8000], now) // Grows the bhold.
+	b.Flush(now.Add(bhold))
 	tests := []struct {
 		name string
 		f    func()
 	}{
-		{"typed key", func() { now = now.Add(time.Second); b.Write(key, now) }},
-		{"arrow key", func() { b.Write(arrow, now) }},
-		{"burst", func() { now = now.Add(time.Second); b.Write(paste, now); b.Flush(now.Add(gap)) }},
+		{"typed key", func() { now = now.Add(time.Second); b.Write(key, now); b.Flush(now.Add(bhold)) }},
+		{"arrow key", func() { now = now.Add(time.Second); b.Write(arrow, now); b.Flush(now.Add(bhold)) }},
+		{"paste", func() { now = now.Add(time.Second); b.Write(paste, now); b.Flush(now.Add(gap)) }},
 	}
 	for _, tt := range tests {
 		if got := testing.AllocsPerRun(1000, tt.f); got != 0 {
@@ -428,31 +352,13 @@ func TestBurstAllocs(t *testing.T) {
 	}
 }
 
-// TypedAhead counts down with the characters that arrive together (CR
-// among them), is 0 within a key sequence or a burst, and is back to 2
-// after a control key; it never counts on time having passed.
-func TestBurstTypedAhead(t *testing.T) {
-	var r recorder
-	b := NewBurst(&r)
-	at := epoch
-	for _, step := range []struct {
-		in    string
-		after time.Duration
-		want  int
-	}{
-		{"", 0, 2},
-		{"a", 0, 1},
-		{"b", time.Second, 1}, // The streak starts again, at 1.
-		{"\r", 0, 0},          // CR is text: pasted text has it.
-		{"\x7f", 0, 2},        // A control key ends the streak.
-		{"\x1b", 0, 0},        // A sequence may be under way.
-		{"[A", 0, 2},
-		{"xyz", 0, 0}, // A burst is open.
-	} {
-		at = at.Add(step.after)
-		b.Write([]byte(step.in), at)
-		if got := b.TypedAhead(); got != step.want {
-			t.Fatalf("after %q: TypedAhead = %d, want %d", step.in, got, step.want)
+// What is held never outgrows the threshold: the rest streams.
+func TestBurstHoldBounded(t *testing.T) {
+	b := NewBurst(nopSink{}, 100, 200)
+	for i := range 1000 {
+		b.Write([]byte(strings.Repeat("x", 7)), epoch.Add(time.Duration(i)*time.Microsecond))
+		if len(b.held) > 100 {
+			t.Fatalf("after %d reads: %d bytes held", i+1, len(b.held))
 		}
 	}
 }

@@ -210,6 +210,10 @@ func (p *Parser) Unfinished() bool {
 	return p.inPaste || p.nhold > 0
 }
 
+// Deadline is when Flush is owed, or the zero time: what the last Write or
+// Flush returned.
+func (p *Parser) Deadline() time.Time { return p.deadline() }
+
 // deadline is when Flush is owed, or the zero time.
 func (p *Parser) deadline() time.Time {
 	switch {

@@ -12,8 +12,8 @@ import (
 	"github.com/pbwrap/pbwrap/store"
 )
 
-// Tests of pastes from a terminal that does not bracket them (issue 12):
-// the input has no markers, and its timing makes a burst.
+// Tests of pastes from a terminal that does not mark them: the input has
+// no markers, and its timing and size make a paste (bracketed.Burst).
 
 // burstRig is a rig whose reads come at chosen times, with Flush called
 // at each deadline that passes before the next read, as ptyproxy does
@@ -24,13 +24,29 @@ type burstRig struct {
 	debug    []string
 }
 
+// newBurstRig is a rig whose Input looks for unmarked pastes: with
+// BurstAuto, it has asked the terminal, which answered that it does not
+// mark pastes.
 func newBurstRig(t *testing.T, mode BurstMode, childMode bool) *burstRig {
+	t.Helper()
+	b := newAskingRig(t, mode, childMode)
+	if mode == BurstAuto {
+		b.read(0, "\x1b[?2004;0$y\x1b[?62;22c")
+	}
+	return b
+}
+
+// newAskingRig is a rig that has asked the terminal, with BurstAuto.
+func newAskingRig(t *testing.T, mode BurstMode, childMode bool) *burstRig {
 	t.Helper()
 	b := &burstRig{}
 	b.rig = newRig(t, Config{Burst: mode, Debugf: func(format string, args ...any) {
 		b.debug = append(b.debug, fmt.Sprintf(format, args...))
 	}})
 	b.mode = childMode
+	if q := b.in.Ask(b.now); (mode == BurstAuto) != (string(q) == bracketed.Question) {
+		t.Fatalf("Ask with %v = %q", mode, q)
+	}
 	return b
 }
 
@@ -81,9 +97,10 @@ func bracket(mode bool, s string) string {
 	return s
 }
 
-// A large burst is saved and replaced by its reference, exactly as a
-// bracketed paste: in one read, in VS Code's 50-byte reads 5 ms apart, in
-// a terminal's 4 KiB reads at once.
+// A large unmarked paste is saved whole and replaced by its reference,
+// exactly as a marked one: in one read, in 50-byte reads 5 ms apart, in a
+// terminal's 4 KiB reads at once, a byte at a time, and with a first read
+// of one character; a key typed long before it is typed.
 func TestBurstLargeSaved(t *testing.T) {
 	body := lines(600, "\r")
 	for _, mode := range []bool{false, true} {
@@ -95,16 +112,24 @@ func TestBurstLargeSaved(t *testing.T) {
 			{"one read", len(body), 0},
 			{"50 bytes every 5 ms", 50, 5 * time.Millisecond},
 			{"4 KiB reads at once", 4096, 0},
+			{"a byte at a time", 1, 0},
+			{"a first read of one character", 1, time.Millisecond},
 		} {
 			b := newBurstRig(t, BurstAuto, mode)
 			b.read(0, "a")
 			b.wait(time.Second)
-			b.readChunks(body, tc.size, tc.spacing)
+			if tc.name == "a first read of one character" {
+				b.read(0, body[:1])
+				b.readChunks(body[1:], 4096, time.Millisecond)
+			} else {
+				b.readChunks(body, tc.size, tc.spacing)
+			}
 			if b.child.String() != "a" {
-				t.Fatalf("mode %v, %s: the burst reached the child before its end: %.60q", mode, tc.name, b.child.String())
+				t.Fatalf("mode %v, %s: the paste reached the child before its end: %.60q", mode, tc.name, b.child.String())
 			}
 			b.wait(bracketed.BurstGap)
 			b.read(time.Second, "!")
+			b.wait(time.Second)
 			path := filepath.Join(b.sess.Dir, "paste-1.txt")
 			ref := "[paste saved: " + path + "]"
 			if got, want := b.child.String(), "a"+bracket(mode, ref)+"!"; got != want {
@@ -129,153 +154,169 @@ func TestBurstLargeSaved(t *testing.T) {
 	}
 }
 
-// A small burst with a newline is one bracketed paste for a child with
-// bracketed paste on, so that its newlines do not submit, and as it came
-// for one without; one without a newline (an input method committing a
-// phrase) is as it came for both. It is held until BurstGap after its last
-// input, and no longer.
+// Anything that pauses before it is large reaches the child exactly as it
+// came, never in paste markers, once the input has paused BurstHold, and
+// no later: a line and its Enter, a small paste, an input method's phrase.
 func TestBurstSmall(t *testing.T) {
-	for _, tc := range []struct {
-		body    string
-		newline bool
-	}{
-		{"one\rtwo\rthree", true},
-		{"ls -la\r", true},
-		{"a\nb", true},
-		{"日本語の文", false},
-		{"abc", false},
-	} {
+	for _, body := range []string{"one\rtwo\rthree", "ls -la\r", "a\nb", "日本語の文", "abc", "\x1b[A\x1b[B\r"} {
 		for _, mode := range []bool{false, true} {
 			b := newBurstRig(t, BurstAuto, mode)
-			b.read(0, tc.body)
-			b.wait(bracketed.BurstGap - time.Millisecond)
+			b.read(0, body)
+			b.wait(bracketed.BurstHold - time.Millisecond)
 			if b.child.Len() != 0 {
-				t.Errorf("%q, mode %v: delivered before BurstGap: %q", tc.body, mode, b.child.String())
+				t.Errorf("%q, mode %v: delivered before BurstHold: %q", body, mode, b.child.String())
 			}
 			b.wait(time.Millisecond)
-			want := tc.body
-			if tc.newline {
-				want = bracket(mode, tc.body)
-			}
-			if got := b.child.String(); got != want {
-				t.Errorf("%q, mode %v: child got %q, want %q", tc.body, mode, got, want)
+			if got := b.child.String(); got != body {
+				t.Errorf("%q, mode %v: child got %q, want it as it came", body, mode, got)
 			}
 		}
 	}
 }
 
-// Typing is never held: each key reaches the child in the call that
-// reads it, and no deadline is asked for. Keys 30 ms apart (key repeat)
-// and 120 ms apart, and two keys sharing a read, are typing.
-func TestBurstTypingNotHeld(t *testing.T) {
-	for _, spacing := range []time.Duration{30 * time.Millisecond, 120 * time.Millisecond} {
-		b := newBurstRig(t, BurstAuto, true)
-		typed := ""
-		for _, key := range []string{"l", "s", " ", "-", "l", "a", "é", "\r", "s\r"} {
-			b.read(spacing, key)
-			typed += key
-			if got := b.child.String(); got != typed || !b.deadline.IsZero() {
-				t.Fatalf("%v apart, key %q: child got %q, deadline %v; want %q at once, no deadline", spacing, key, got, b.deadline, typed)
-			}
-		}
-		if b.sess != nil {
-			if m := b.manifest(); len(m.Pastes) != 0 {
-				t.Errorf("%v apart: manifest %+v, want no paste", spacing, m.Pastes)
-			}
-		}
-	}
-}
-
-// Keys are never part of a burst: a key during a burst ends it, and
-// reaches the child at once, after it; after a burst, keys are typing.
-func TestBurstKeys(t *testing.T) {
-	for _, mode := range []bool{false, true} {
-		b := newBurstRig(t, BurstAuto, mode)
-		b.read(0, "one\rtwo")
-		b.read(time.Millisecond, "\x1b[A")
-		want := bracket(mode, "one\rtwo") + "\x1b[A"
-		if got := b.child.String(); got != want {
-			t.Fatalf("mode %v: arrow during a burst: child got %q, want %q at once", mode, got, want)
-		}
-		b.read(time.Millisecond, "three\rfour")
-		b.read(time.Millisecond, "\x1b") // The Esc key: the parser holds it for EscHold.
-		b.wait(bracketed.EscHold)
-		want += bracket(mode, "three\rfour") + "\x1b"
-		if got := b.child.String(); got != want {
-			t.Fatalf("mode %v: Esc during a burst: child got %q, want %q", mode, got, want)
-		}
-		b.read(time.Second, "\x1b")
-		b.wait(bracketed.EscHold)
-		b.read(time.Second, "\x1b[B")
-		b.read(time.Second, "\x03")
-		want += "\x1b\x1b[B\x03"
-		if got := b.child.String(); got != want || !b.deadline.IsZero() {
-			t.Errorf("mode %v: keys after a burst: child got %q, deadline %v; want %q, none", mode, got, b.deadline, want)
-		}
-	}
-}
-
-// In auto mode a terminal that brackets a paste brackets them all: from
-// its first bracketed paste on, fast input is typing. On keeps taking
-// bursts for pastes; off never does.
-func TestBurstModes(t *testing.T) {
+// Typing reaches the child as typed, in any rhythm: each key once the
+// input pauses BurstHold, a program's keys a millisecond apart within a
+// TypingSpan and then at once, keys in clumps.
+func TestBurstTyping(t *testing.T) {
+	line := "git commit -m 'fix the thing'\r"
 	for _, tc := range []struct {
-		mode         BurstMode
-		before       bool // a burst before the bracketed paste is one
-		after        bool // ... and one after it
-		debugSaysOff bool
+		name    string
+		size    int
+		spacing time.Duration
+	}{
+		{"20 ms apart", 1, 20 * time.Millisecond},
+		{"4 ms apart", 1, 4 * time.Millisecond},
+		{"a program, 1 ms apart", 1, time.Millisecond},
+		{"clumps of 5, 30 ms apart", 5, 30 * time.Millisecond},
+		{"the line in one read", len(line), 0},
+	} {
+		b := newBurstRig(t, BurstAuto, true)
+		b.readChunks(line, tc.size, tc.spacing)
+		b.wait(bracketed.TypingSpan)
+		if got := b.child.String(); got != line {
+			t.Errorf("%s: child got %q, want the line as typed", tc.name, got)
+		}
+	}
+	// A program typing is held for at most a TypingSpan, then passes at once.
+	b := newBurstRig(t, BurstAuto, true)
+	for i := range 100 {
+		b.read(time.Millisecond, "k")
+		if i > int(bracketed.TypingSpan/time.Millisecond)+1 && b.child.Len() != i+1 {
+			t.Fatalf("key %d a millisecond apart: the child has %d", i+1, b.child.Len())
+		}
+	}
+}
+
+// In auto mode a terminal that marks a paste marks them all: from its
+// first marked paste on, unmarked input is typing. On keeps looking; off
+// never does.
+func TestBurstModes(t *testing.T) {
+	large := lines(300, "\r")
+	for _, tc := range []struct {
+		mode          BurstMode
+		before, after bool // a large paste before the marked one is saved, and one after it
+		debugSaysOff  bool
 	}{
 		{BurstAuto, true, false, true},
 		{BurstOn, true, true, false},
 		{BurstOff, false, false, false},
 	} {
 		b := newBurstRig(t, tc.mode, true)
-		b.read(0, "one\rtwo")
+		b.read(0, large)
 		b.wait(bracketed.BurstGap)
 		b.read(time.Second, start+"pasted"+end)
-		b.read(time.Second, "three\rfour")
+		b.read(time.Second, lines(400, "\r"))
 		b.wait(bracketed.BurstGap)
-		want := bracket(tc.before, "one\rtwo") + start + "pasted" + end + bracket(tc.after, "three\rfour")
-		if got := b.child.String(); got != want {
-			t.Errorf("%v: child got %q, want %q", tc.mode, got, want)
+		got := b.child.String()
+		if saved := strings.HasPrefix(got, start+"[paste saved: "); saved != tc.before {
+			t.Errorf("%v: the first large paste saved %v, want %v (%.80q)", tc.mode, saved, tc.before, got)
 		}
-		if got := strings.Contains(strings.Join(b.debug, "\n"), "brackets pastes"); got != tc.debugSaysOff {
-			t.Errorf("%v: the debug log says bursts are off: %v, want %v (%q)", tc.mode, got, tc.debugSaysOff, b.debug)
+		if saved := strings.HasSuffix(got, ".txt]"+end); saved != tc.after {
+			t.Errorf("%v: the second large paste saved %v, want %v (%.80q)", tc.mode, saved, tc.after, got[max(0, len(got)-80):])
+		}
+		if got := strings.Contains(strings.Join(b.debug, "\n"), "marks pastes: unmarked input is typing"); got != tc.debugSaysOff {
+			t.Errorf("%v: the debug log says looking stopped: %v, want %v (%q)", tc.mode, got, tc.debugSaysOff, b.debug)
 		}
 	}
 }
 
-// A burst open when a bracketed paste or a stray end marker comes ends
+// What the terminal answers decides, and never reaches the child: marks
+// (DECRQM 1 or 3) means typing from the first byte; does not mark (0, 2,
+// 4), DA1 alone, or silence for AnswerWait means looking. A late answer
+// still counts; the environment's word needs no question.
+func TestBurstAnswers(t *testing.T) {
+	large := lines(300, "\r")
+	for _, tc := range []struct {
+		name   string
+		answer string
+		after  time.Duration // before the paste
+		looks  bool
+	}{
+		{"marks", "\x1b[?2004;1$y\x1b[?1;2c", 0, false},
+		{"marks, permanently", "\x1b[?2004;3$y\x1b[?1;2c", 0, false},
+		{"does not know the mode", "\x1b[?2004;0$y\x1b[?1;2c", time.Second, true},
+		{"reset", "\x1b[?2004;2$y\x1b[?1;2c", time.Second, true},
+		{"DA1 alone", "\x1b[?64;1;2c", time.Second, true},
+		{"silence", "", AnswerWait + time.Second, true},
+		{"not yet: typing", "", AnswerWait - time.Millisecond, false},
+		{"a late answer", "\x1b[?2004;1$y", AnswerWait + time.Second, false},
+	} {
+		b := newAskingRig(t, BurstAuto, true)
+		if tc.name == "a late answer" {
+			b.wait(AnswerWait)
+		}
+		b.read(0, "x"+tc.answer+"y")
+		b.wait(tc.after)
+		b.read(0, large)
+		b.wait(bracketed.BurstGap)
+		got := b.child.String()
+		if !strings.HasPrefix(got, "xy") || strings.Contains(got, "2004") {
+			t.Errorf("%s: the child got %.40q: the answer reached it, or the keys did not", tc.name, got)
+		}
+		if saved := strings.Contains(got, "[paste saved: "); saved != tc.looks {
+			t.Errorf("%s: the large unmarked paste was saved %v, want %v", tc.name, saved, tc.looks)
+		}
+	}
+	b := newRig(t, Config{Burst: BurstAuto, TerminalMarks: true})
+	if q := b.in.Ask(b.now); q != nil {
+		t.Errorf("TerminalMarks: Ask = %q, want nothing", q)
+	}
+}
+
+// A paste held when a marked paste or a stray end marker comes goes on
 // first: the order is kept.
 func TestBurstThenMarkers(t *testing.T) {
 	b := newBurstRig(t, BurstOn, true)
 	b.read(0, "one\rtwo")
 	b.read(time.Millisecond, start+"x\ry"+end+"three\rfour")
 	b.read(time.Millisecond, end+"z")
-	want := start + "one\rtwo" + end + start + "x\ry" + end + start + "three\rfour" + end + "z"
+	b.wait(bracketed.BurstHold)
+	want := "one\rtwo" + start + "x\ry" + end + "three\rfour" + "z"
 	if got := b.child.String(); got != want {
 		t.Errorf("child got %q, want %q", got, want)
 	}
 }
 
-// A burst still arriving when the child ends is read to its end, saved
-// whatever its size and delivered nowhere, like a bracketed paste.
+// A large paste still arriving when the child ends is read to its end,
+// saved and delivered nowhere, like a marked one.
 func TestBurstChildEnds(t *testing.T) {
 	b := newBurstRig(t, BurstAuto, true)
 	b.read(0, "x")
-	b.read(time.Second, "one\rtwo\r")
+	b.wait(time.Second)
+	body := lines(300, "\r")
+	b.read(time.Second, body[:1000])
 	if !b.in.Pending() {
-		t.Fatal("Pending() = false in a burst")
+		t.Fatal("Pending() = false in a paste")
 	}
 	b.in.CommandEnded()
-	b.read(5*time.Millisecond, "rest\r")
+	b.read(5*time.Millisecond, body[1000:])
 	b.wait(bracketed.BurstGap - time.Millisecond)
 	if !b.in.Pending() {
-		t.Fatal("Pending() = false before the burst's end")
+		t.Fatal("Pending() = false before the paste's end")
 	}
 	b.wait(time.Millisecond)
 	if b.in.Pending() {
-		t.Error("Pending() = true after the burst's end")
+		t.Error("Pending() = true after the paste's end")
 	}
 	if got := b.child.String(); got != "x" {
 		t.Errorf("the child got %q, want only %q from before it ended", got, "x")
@@ -284,13 +325,13 @@ func TestBurstChildEnds(t *testing.T) {
 	if len(orphans) != 1 || orphans[0].Path == "" {
 		t.Fatalf("orphans %+v, want one saved", orphans)
 	}
-	if text, err := os.ReadFile(orphans[0].Path); err != nil || string(text) != "one\ntwo\nrest\n" {
-		t.Errorf("saved %q (%v), want the burst", text, err)
+	if text, err := os.ReadFile(orphans[0].Path); err != nil || string(text) != lines(300, "\n") {
+		t.Errorf("saved %d bytes (%v), want the paste", len(text), err)
 	}
 }
 
-// A large burst pasted again within the repeat window goes inline, as a
-// paste, like a bracketed one.
+// A large unmarked paste pasted again within the repeat window goes
+// inline, as a paste, like a marked one.
 func TestBurstRepeat(t *testing.T) {
 	body := lines(300, "\r")
 	b := newBurstRig(t, BurstAuto, true)
@@ -301,10 +342,10 @@ func TestBurstRepeat(t *testing.T) {
 	b.read(10*time.Second, body)
 	b.wait(bracketed.BurstGap)
 	if got, want := b.child.String(), bracket(true, body); got != want {
-		t.Errorf("second burst within a minute: child got %.80q, want the text as a paste", got)
+		t.Errorf("second paste within a minute: child got %.80q, want the text as a paste", got)
 	}
 	if !strings.HasPrefix(first, start+"[paste saved: ") {
-		t.Errorf("first burst: child got %q, want a reference", first)
+		t.Errorf("first paste: child got %q, want a reference", first)
 	}
 	m := b.manifest()
 	if len(m.Pastes) != 2 || m.Pastes[0].Outcome != store.OutcomeSaved || m.Pastes[1].Outcome != store.OutcomeInline ||

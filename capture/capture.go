@@ -42,25 +42,34 @@ const (
 // as Claude Code users know it (see Config.RepeatWindow).
 const RepeatWindow = 60 * time.Second
 
-// BurstMode says whether Input takes a burst of input for a paste (see
-// bracketed.Burst): input arriving faster than a person types, from a
-// terminal that does not bracket pastes. A burst is then a paste like a
-// bracketed one (saved when large, with the same repeat window and
-// fallback), except that one under the thresholds without a newline
-// reaches the child as it came, never in paste markers: an input method
-// committing a phrase is typing.
+// BurstMode says whether Input looks for pastes the terminal does not
+// mark (see bracketed.Burst): input that arrives faster than a person
+// types and grows to a large paste before it pauses. Such a paste is saved
+// like a marked one (with the same repeat window and fallback); input that
+// pauses before it is large reaches the child exactly as it came, as
+// typed.
 type BurstMode uint8
 
 const (
-	// BurstOff never takes a burst for a paste: the zero value.
+	// BurstOff never looks: the zero value.
 	BurstOff BurstMode = iota
-	// BurstAuto takes bursts for pastes until the terminal sends its
-	// first bracketed paste: a terminal that brackets one brackets them
-	// all, and what is fast from it is typing (or a tool typing).
+	// BurstAuto looks only where the terminal does not mark pastes: Input
+	// asks it (bracketed.Question, see Ask), and takes what the
+	// environment says (Config.TerminalMarks). Where it marks them, or
+	// until it has said, unmarked input is typing from the first byte; a
+	// terminal that marks one paste marks them all. Where it says it does
+	// not, or does not answer the question (within AnswerWait, or with DA1
+	// alone), Input looks.
 	BurstAuto
-	// BurstOn takes bursts for pastes for the whole session.
+	// BurstOn looks for the whole session.
 	BurstOn
 )
+
+// AnswerWait is how long Input waits for the terminal's answer to Ask
+// before it takes the terminal for one that does not say: a terminal
+// answers at once, and over a network in its round trip, well under this.
+// An answer that comes later still counts.
+const AnswerWait = 2 * time.Second
 
 var burstModeNames = [...]string{BurstOff: "off", BurstAuto: "auto", BurstOn: "on"}
 
@@ -100,9 +109,15 @@ type Config struct {
 	// bracketed.PasteSilence.
 	Silence time.Duration
 
-	// Burst says whether a burst of input is taken for a paste (--burst);
-	// the zero value is BurstOff.
+	// Burst says whether Input looks for pastes the terminal does not
+	// mark (--burst); the zero value is BurstOff.
 	Burst BurstMode
+
+	// TerminalMarks says that the terminal is known to mark pastes, from
+	// the environment: tmux marks pastes into a pane that asked for it
+	// (and tmux 3.3a does not answer the question). With BurstAuto,
+	// Input then never looks, and asks nothing.
+	TerminalMarks bool
 
 	// RepeatWindow is how soon the same text pasted again goes inline
 	// (--repeat-window); zero means the default, RepeatWindow, and a
@@ -136,7 +151,12 @@ type Input struct {
 	now    time.Time // the time of the current call
 	err    error     // the first error writing to the child in this call
 
-	burst *bracketed.Burst // nil when bursts are not taken for pastes (any more)
+	burst   *bracketed.Burst // nil while Input does not look for unmarked pastes
+	replies bracketed.Replies
+	askedAt time.Time // when Ask asked the terminal; zero before
+	decided bool      // BurstAuto: it is known whether the terminal marks pastes, or that it does not say
+	silent  bool      // AnswerWait passed after the question with no DA1 answer
+	pass    []byte    // what Replies passes on, reused
 
 	sess   *store.Session
 	paste  *paste
@@ -176,28 +196,114 @@ func NewInput(cfg Config) *Input {
 	if cfg.Silence > 0 {
 		in.parser.SetSilence(cfg.Silence)
 	}
-	if cfg.Burst != BurstOff {
-		in.burst = bracketed.NewBurst(burstEvents{in})
+	switch {
+	case cfg.Burst == BurstOn:
+		in.look()
+	case cfg.Burst == BurstAuto && cfg.TerminalMarks:
+		in.decided = true
+		cfg.Debugf("paste: the environment says the terminal marks pastes (tmux): unmarked input is typing")
 	}
 	return in
+}
+
+// look starts looking for unmarked pastes.
+func (in *Input) look() {
+	if in.burst == nil {
+		in.burst = bracketed.NewBurst(burstEvents{in}, in.cfg.MinBytes, in.cfg.MinLines)
+	}
+}
+
+// stopLooking stops looking for unmarked pastes: what is held goes on
+// first.
+func (in *Input) stopLooking() {
+	if in.burst != nil {
+		in.burst.End()
+		in.burst = nil
+	}
+}
+
+// Ask returns what to write to the terminal, at time now, to learn whether
+// it marks pastes (bracketed.Question): with BurstAuto, once, when the
+// environment has not said; nil otherwise. Its answers are taken out of
+// the input, never passed to the child. The caller writes it once
+// bracketed paste is on at the terminal.
+func (in *Input) Ask(now time.Time) []byte {
+	if in.cfg.Burst != BurstAuto || in.decided || !in.askedAt.IsZero() {
+		return nil
+	}
+	in.askedAt = now
+	in.replies.Ask()
+	return []byte(bracketed.Question)
+}
+
+// heard decides, with BurstAuto, from what the terminal has answered by
+// now: a DECRQM answer decides (a late one too); DA1 without it, or
+// AnswerWait without either, means it does not say, and Input looks.
+func (in *Input) heard(now time.Time) {
+	if in.cfg.Burst != BurstAuto || in.askedAt.IsZero() {
+		return
+	}
+	switch marks, known := in.replies.Marks(); {
+	case known && marks:
+		if !in.decided || in.burst != nil {
+			in.cfg.Debugf("paste: the terminal says it marks pastes (DECRQM %c): unmarked input is typing", in.replies.Mode())
+		}
+		in.decided = true
+		in.stopLooking()
+	case known:
+		if !in.decided {
+			in.cfg.Debugf("paste: the terminal says it does not mark pastes (DECRQM %c): looking for large unmarked ones", in.replies.Mode())
+		}
+		in.decided = true
+		in.look()
+	case in.decided:
+	case in.replies.AnsweredDA1(), !now.Before(in.askedAt.Add(AnswerWait)):
+		in.cfg.Debugf("paste: the terminal does not say whether it marks pastes: looking for large unmarked ones")
+		in.decided = true
+		in.look()
+	}
+	if !in.replies.Done() && !now.Before(in.askedAt.Add(AnswerWait)) {
+		in.silent = true
+	}
+}
+
+// waiting reports whether the terminal's answers may still come: the
+// question was asked, DA1 has not been answered, and AnswerWait has not
+// passed. They must not reach what reads the terminal after pbwrap (the
+// user's shell), so the input is read on at the end until they come (see
+// Pending).
+func (in *Input) waiting() bool {
+	return !in.askedAt.IsZero() && !in.replies.Done() && !in.silent
 }
 
 // Filter passes the user's input p on to the child w.
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
-	deadline := in.parser.Write(p, now)
-	return in.burstDeadline(deadline), in.end()
+	if !in.replies.Done() && !in.askedAt.IsZero() {
+		in.pass, _ = in.replies.Write(in.pass[:0], p, now)
+		in.heard(now)
+		p = in.pass
+	}
+	in.parser.Write(p, now)
+	return in.deadline(), in.end()
 }
 
 // Flush lets time pass: a held lone ESC goes to the child, a paste whose
-// end marker never came ends, a burst ends.
+// end marker never came ends, held input that has paused goes on, the
+// terminal's silence is taken for an answer.
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
-	deadline := in.parser.Flush(now)
+	if !in.askedAt.IsZero() {
+		at := in.replies.HeldSince()
+		in.pass, _ = in.replies.Flush(in.pass[:0], now)
+		in.parser.Write(in.pass, at)
+		in.heard(now)
+	}
+	in.parser.Flush(now)
 	if in.burst != nil {
 		in.burst.Flush(now)
 	}
-	return in.burstDeadline(deadline), in.end()
+	return in.deadline(), in.end()
 }
 
 // Close ends the input: held bytes go to the child, an open paste or
@@ -211,21 +317,34 @@ func (in *Input) Close(w io.Writer) error {
 	return in.end()
 }
 
-// burstDeadline is the earlier of the parser's deadline d and the open
-// burst's, zero meaning none.
-func (in *Input) burstDeadline(d time.Time) time.Time {
-	if in.burst == nil {
-		return d
+// deadline is when Flush is owed: the earliest of the parser's, the
+// burst detector's, the answers' hold and, while the terminal has not
+// said, AnswerWait after the question; zero for none.
+func (in *Input) deadline() time.Time {
+	d := in.parser.Deadline()
+	if in.burst != nil {
+		d = earliest(d, in.burst.Deadline())
 	}
-	b := in.burst.Deadline()
-	if d.IsZero() || !b.IsZero() && b.Before(d) {
-		return b
+	if !in.askedAt.IsZero() {
+		d = earliest(d, in.replies.Deadline())
+		if in.waiting() {
+			d = earliest(d, in.askedAt.Add(AnswerWait))
+		}
 	}
 	return d
 }
 
-// inBurst reports whether a burst is open.
-func (in *Input) inBurst() bool { return in.burst != nil && in.burst.Open() }
+// earliest is the earlier of two deadlines, zero meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// inBurst reports whether input is held by the burst detector, or an
+// unmarked paste is open.
+func (in *Input) inBurst() bool { return in.burst != nil && in.burst.Pending() }
 
 // CommandEnded implements ptyproxy.Unfinished: the child has ended, and
 // nothing is written to it from now on. A paste still arriving is saved
@@ -238,8 +357,11 @@ func (in *Input) CommandEnded() {
 }
 
 // Pending implements ptyproxy.Unfinished: the input stops in the middle of
-// a paste or a burst, or of what may start one.
-func (in *Input) Pending() bool { return in.parser.Unfinished() || in.inBurst() }
+// a paste or a burst, or of what may start one, or the terminal's answers
+// to Ask may still come.
+func (in *Input) Pending() bool {
+	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting()
+}
 
 // Orphans returns the pastes that were still arriving when the child
 // ended. It is safe for concurrent use.
@@ -308,20 +430,23 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 }
 
 // Passing implements ptyproxy.Passer: keys typed with no paste open or
-// starting go through unchanged, fewer characters than make a burst when
-// bursts are taken for pastes, any number otherwise.
+// starting go through unchanged, any number of them, unless Input looks
+// for unmarked pastes (it holds every byte then), holds what may be the
+// terminal's answer, or, with BurstAuto, does not know yet whether the
+// terminal marks pastes (the time of the next input may decide: see
+// AnswerWait).
 func (in *Input) Passing() int {
 	switch {
-	case in.gone || !in.parser.PassesPlain():
+	case in.gone || !in.parser.PassesPlain() || in.burst != nil || !in.replies.Deadline().IsZero():
 		return 0
-	case in.burst != nil:
-		return in.burst.TypedAhead()
+	case in.cfg.Burst == BurstAuto && !in.decided:
+		return 0
 	}
 	return math.MaxInt
 }
 
 // Typed implements bracketed.Sink: keystrokes go straight through, by
-// way of the burst detector when bursts are taken for pastes.
+// way of the burst detector when Input looks for unmarked pastes.
 func (in *Input) Typed(p []byte) {
 	if in.burst != nil {
 		in.burst.Write(p, in.now)
@@ -338,13 +463,16 @@ func (in *Input) StrayEnd() {
 }
 
 // PasteStart implements bracketed.Sink: a bracketed paste starts, after
-// the open burst ends. In BurstAuto mode bursts are not taken for pastes
-// from then on: this terminal brackets its pastes.
+// what the burst detector holds goes on. With BurstAuto, Input looks for
+// unmarked pastes no more: this terminal marks its pastes.
 func (in *Input) PasteStart() {
 	in.endBurst()
-	if in.burst != nil && in.cfg.Burst == BurstAuto {
-		in.burst = nil
-		in.cfg.Debugf("paste: the terminal brackets pastes: bursts are typing from now on (--burst auto)")
+	if in.cfg.Burst == BurstAuto {
+		if in.burst != nil {
+			in.cfg.Debugf("paste: the terminal marks pastes: unmarked input is typing from now on (--burst auto)")
+		}
+		in.stopLooking()
+		in.decided = true
 	}
 	in.startPaste(false)
 }
@@ -438,10 +566,11 @@ func (in *Input) PasteEnd() {
 }
 
 // deliverSmall sends a paste under the threshold as the terminal sent it:
-// a burst without a newline unwrapped, as typing (see BurstMode).
+// an unmarked one as typed (see BurstMode), which the burst detector
+// opens only when it is large by its count.
 func (in *Input) deliverSmall(ps *paste) {
 	var bracketedMode bool
-	if ps.burst && !bytes.ContainsAny(ps.raw, "\r\n") {
+	if ps.burst {
 		in.send(ps.raw)
 	} else {
 		bracketedMode = in.deliver(ps.raw)

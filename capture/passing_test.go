@@ -101,22 +101,35 @@ func FuzzInputPassing(f *testing.F) {
 	})
 }
 
-// Typing passes, one key at a time, whatever the time between two keys;
-// a paste does not, nor does what may start one.
+// Typing passes, any number of keys, where the terminal marks pastes; a
+// paste does not, nor does what may start one, nor anything where Input
+// looks for unmarked pastes (it holds every byte then).
 func TestInputPassing(t *testing.T) {
-	b := newBurstRig(t, BurstAuto, false)
-	if n := b.in.Passing(); n != 2 {
-		t.Errorf("new: Passing = %d, want 2 (fewer than a burst's 3 characters)", n)
+	b := newAskingRig(t, BurstAuto, false)
+	b.read(0, "\x1b[?2004;1$y\x1b[?1;2c")
+	if n := b.in.Passing(); n < 1<<30 {
+		t.Errorf("the terminal marks pastes: Passing = %d, want any number", n)
 	}
 	b.read(0, "a")
-	if n := b.in.Passing(); n != 1 {
-		t.Errorf("after a key: Passing = %d, want 1 (the next may come within the burst interval)", n)
+	if n := b.in.Passing(); n < 1<<30 {
+		t.Errorf("after a key: Passing = %d, want any number", n)
+	}
+	if n := newAskingRig(t, BurstAuto, false).in.Passing(); n != 0 {
+		t.Errorf("the answer not in yet: Passing = %d, want 0 (the time of the input decides)", n)
+	}
+	h := newAskingRig(t, BurstAuto, false)
+	h.read(0, "\x1b[?20")
+	if n := h.in.Passing(); n != 0 {
+		t.Errorf("an answer's start held: Passing = %d, want 0", n)
+	}
+	if n := newBurstRig(t, BurstAuto, false).in.Passing(); n != 0 {
+		t.Errorf("looking for unmarked pastes: Passing = %d, want 0", n)
 	}
 	b.read(0, "\x1b")
 	if n := b.in.Passing(); n != 0 {
 		t.Errorf("with an ESC held: Passing = %d, want 0", n)
 	}
-	b.read(time.Second, "[200~x")
+	b.read(0, "[200~x")
 	if n := b.in.Passing(); n != 0 {
 		t.Errorf("in a paste: Passing = %d, want 0", n)
 	}

@@ -143,6 +143,13 @@ type Config struct {
 	TerminalSetup func() []byte
 	TerminalReset func() []byte
 
+	// TerminalQuestion, if set, returns what to write to the terminal
+	// each time it has taken it over and put it in raw mode: a question
+	// whose answer must reach the Input filter at once, neither echoed nor
+	// held for a newline as in the terminal's cooked mode. It is called as
+	// TerminalSetup is.
+	TerminalQuestion func() []byte
+
 	// Logf, when set, receives diagnostics. It must not write to the
 	// terminal.
 	Logf func(format string, args ...any)

@@ -46,16 +46,19 @@ func (s *session) takeOver(then func()) bool {
 	return true
 }
 
-// setUp writes TerminalSetup, runs then and enters raw mode. s.mu must be
-// held.
+// setUp writes TerminalSetup, runs then, enters raw mode and writes
+// TerminalQuestion. s.mu must be held.
 func (s *session) setUp(then func()) error {
 	s.out.writeFrom(s.cfg.TerminalSetup)
 	s.raw = true // From here on, giveBack undoes it.
 	if then != nil {
 		then()
 	}
-	_, err := term.MakeRaw(0)
-	return err
+	if _, err := term.MakeRaw(0); err != nil {
+		return err
+	}
+	s.out.writeFrom(s.cfg.TerminalQuestion)
+	return nil
 }
 
 // taken reports whether pbwrap has the terminal (raw mode).

@@ -2,13 +2,15 @@
 
 package main
 
-// End-to-end tests of pastes from a terminal that does not bracket them
-// (issue 12): the test is such a terminal, and writes a paste as raw
-// bytes, all at once or in VS Code's 50-byte chunks 5 ms apart; pbwrap
-// takes the burst for a paste by its timing.
+// End-to-end tests of pastes from a terminal that does not mark them: the
+// test is such a terminal (it answers pbwrap's question as one that does
+// not know mode 2004), and writes a paste as raw bytes, in the chunks and
+// at the times a terminal does; pbwrap saves a large one whole, and passes
+// anything else exactly as typed.
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,55 +19,64 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"github.com/pbwrap/pbwrap/store"
 )
 
-// vsCodeChunk and vsCodeInterval are how VS Code's terminal writes a
-// paste to the program: 50 characters, then a 5 ms timer.
-const (
-	vsCodeChunk    = 50
-	vsCodeInterval = 5 * time.Millisecond
-)
+// startUnmarked starts pbwrap in a terminal that says it does not mark
+// pastes, and waits until pbwrap has heard it (it types at once after).
+func startUnmarked(t *testing.T, bp bool) *terminal {
+	t.Helper()
+	return startCaptureAnswering(t, bp, ptytest.AnswerNoMarks)
+}
 
-// writeSpaced writes p to the terminal in chunks of size bytes, spacing
-// apart, and reports whether it kept to it: whether every chunk was
-// written within BurstGap of the start of the write before, less a
-// margin. When it did not (a machine too loaded to keep a 5 ms timer), a
-// paste may rightly be split, and the run proves nothing.
-func (term *terminal) writeSpaced(p []byte, size int, spacing time.Duration) (kept bool) {
+// writeKept writes p to the terminal in chunks of size bytes, spacing
+// apart, and reports whether it kept to the pace of a paste until the
+// paste had grown large: no chunk written later than BurstHold after the
+// one before, less a margin, and at least TypingBytes in each TypingSpan.
+// When it did not (a machine too loaded to keep the pace), the terminal
+// paused or typed, a paste may rightly be split, and the run proves
+// nothing.
+func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept bool) {
 	term.t.Helper()
-	const margin = 5 * time.Millisecond
+	const margin = 2 * time.Millisecond
 	kept = true
-	var prev time.Time
-	for len(p) > 0 {
+	var prev, span time.Time
+	spanN := 0
+	for written := 0; len(p) > 0; {
 		n := min(size, len(p))
-		if !prev.IsZero() {
+		if !prev.IsZero() && spacing > 0 {
 			time.Sleep(time.Until(prev.Add(spacing)))
 		}
 		began := time.Now()
-		term.Type(p[:n], 0)
-		if !prev.IsZero() && time.Since(prev) >= bracketed.BurstGap-margin {
-			kept = false
+		if span.IsZero() {
+			span = began
 		}
-		prev = began
+		if written < capture.DefaultMinBytes {
+			if !prev.IsZero() && began.Sub(prev) >= bracketed.BurstHold-margin {
+				kept = false
+			}
+			if began.Sub(span) >= bracketed.TypingSpan-margin {
+				kept = kept && spanN >= 2*bracketed.TypingBytes
+				span, spanN = began, 0
+			}
+		}
+		term.Type(p[:n], 0)
+		prev = time.Now()
+		written += n
+		spanN += n
 		p = p[n:]
 	}
 	return kept
 }
 
-// waitBurst waits until the child has got a reference, or n bytes, as
-// it would without pbwrap, and its input has not grown for a while since;
-// or, for a paste that was split (a loaded machine), until its input has
-// stopped growing: a key typed after that comes after all of the paste,
-// never inside it. (A reference alone is not enough: on a loaded machine
-// it may be the first part's, with the rest's burst still open, and a key
-// typed then is the burst's: it was, 1 run in 50 with two CPU burners.)
-func (term *terminal) waitBurst(n int) {
+// waitSettled waits until the child's input has not grown for a while,
+// and holds a reference or n bytes: all pbwrap does with what was typed is
+// done.
+func (term *terminal) waitSettled(n int) {
 	term.t.Helper()
-	const (
-		quiet   = 4 * bracketed.BurstGap  // After a reference: longer than a burst's end takes.
-		settled = 10 * bracketed.BurstGap // Not an assertion: when to stop waiting.
-	)
+	const quiet = 4 * bracketed.BurstGap
 	last, since := -1, time.Now()
 	term.WaitFor("a reference or the paste", func() bool {
 		got := term.File("input")
@@ -73,7 +84,7 @@ func (term *terminal) waitBurst(n int) {
 			last, since = len(got), time.Now()
 		}
 		done := strings.HasSuffix(got, "]") || strings.HasSuffix(got, "]"+pasteEnd) || len(got) >= n
-		return len(got) > 0 && (done && time.Since(since) > quiet || time.Since(since) > settled)
+		return len(got) > 0 && done && time.Since(since) > quiet
 	})
 }
 
@@ -91,46 +102,57 @@ func (term *terminal) readManifest() store.Manifest {
 	return m
 }
 
-// A 600-line paste from a terminal without bracketed paste, in one write
-// or in VS Code's chunks, becomes a reference, and the file holds what was
-// copied, byte for byte; the manifest says it came as a burst.
+// A 600-line paste from a terminal that does not mark pastes becomes a
+// reference, and the file holds what was copied, byte for byte, however
+// the terminal writes it: in one write, in 4 KiB writes, a byte at a time,
+// with a first write of two characters; with form feeds, backspaces and
+// colours in it. The manifest says it came unmarked.
 func TestBurstLargePaste(t *testing.T) {
-	body := numberedLines(600, "pasted")
-	for _, bp := range []bool{false, true} {
-		for _, chunked := range []bool{false, true} {
-			name := modeName(bp) + ", one write"
-			if chunked {
-				name = modeName(bp) + ", 50 bytes every 5 ms"
-			}
-			t.Run(name, func(t *testing.T) {
+	plain := numberedLines(600, "pasted")
+	var controls, colours strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&controls, "line %d\f with a backspace\x08 and a tab\t\r", i)
+		fmt.Fprintf(&colours, "\x1b[32m12:00:%02d\x1b[0m \x1b[1mINFO\x1b[0m request %d\r", i%60, i)
+	}
+	for _, tc := range []struct {
+		name, body string
+		size       int
+		spacing    time.Duration
+		first      int // the first write's size, when not size
+	}{
+		{"one write", plain, 0, 0, 0},
+		{"4 KiB writes", plain, 4096, 0, 0},
+		{"a byte at a time", plain, 1, 0, 0},
+		{"a first write of two characters, then 512 bytes every ms", plain, 512, time.Millisecond, 2},
+		{"form feeds and backspaces", controls.String(), 4096, 0, 0},
+		{"colours", colours.String(), 4096, 0, 0},
+	} {
+		for _, bp := range []bool{false, true} {
+			t.Run(modeName(bp)+", "+tc.name, func(t *testing.T) {
 				for attempt := 1; ; attempt++ {
-					term := startCapture(t, bp)
+					term := startUnmarked(t, bp)
+					body := []byte(tc.body)
 					kept := true
-					if chunked {
-						kept = term.writeSpaced([]byte(body), vsCodeChunk, vsCodeInterval)
+					if tc.first > 0 {
+						term.Type(body[:tc.first], 0)
+						body = body[tc.first:]
+						time.Sleep(tc.spacing)
+					}
+					if tc.size > 0 {
+						kept = term.writeKept(body, tc.size, tc.spacing)
 					} else {
-						term.Type([]byte(body), 0)
+						term.Type(body, 0)
 					}
-					// A paste written with longer pauses is rightly split,
-					// and may never add up to a reference or the whole
-					// text: a run that did not keep to 5 ms proves nothing.
-					if !kept && attempt < 3 {
-						t.Logf("attempt %d: the test could not write every 5 ms; trying again", attempt)
+					if !kept && attempt < 5 {
+						t.Logf("attempt %d: the test could not keep the terminal's pace; trying again", attempt)
 						continue
 					}
-					if !kept {
-						t.Skip("the machine is too loaded to write a chunk every 5 ms")
-					}
-					term.waitBurst(len(body))
+					term.waitSettled(len(tc.body))
 					got := term.typeSentinel()
-					// pbwrap itself, descheduled for longer than the burst
-					// gap on a loaded machine, splits a chunked paste too;
-					// a split every time is a failure.
-					if chunked && attempt < 3 && got != term.oneReference(bp)+"!" {
-						t.Logf("attempt %d: the paste was split (a loaded machine?); trying again", attempt)
-						continue
+					if !kept && got != term.oneReference(bp)+"!" {
+						t.Skipf("the machine is too loaded to write as a terminal does: the terminal paused, and the paste was rightly split")
 					}
-					checkBurstSaved(t, term, bp, body, got)
+					checkBurstSaved(t, term, bp, tc.body, got)
 					term.SignalWrapper(syscall.SIGTERM)
 					term.WantExit("exit 143")
 					return
@@ -174,18 +196,17 @@ func checkBurstSaved(t *testing.T, term *terminal, bp bool, body, got string) {
 	}
 }
 
-// A 3-line paste is one bracketed paste for a child with bracketed paste
-// on, so that its newlines do not submit, and reaches one without it
-// unchanged.
+// A 3-line paste, under the threshold, reaches the child exactly as the
+// terminal sent it, also with bracketed paste on: as typed.
 func TestBurstSmallPaste(t *testing.T) {
 	for _, bp := range []bool{false, true} {
 		t.Run(modeName(bp), func(t *testing.T) {
-			term := startCapture(t, bp)
+			term := startUnmarked(t, bp)
 			body := "one\rtwo\rthree"
 			term.Type([]byte(body), 0)
 			term.waitInputHas("three")
 			term.Type([]byte("!"), 0)
-			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
+			if got, want := term.waitInputHas("!"), body+"!"; got != want {
 				t.Errorf("child got %q, want %q", got, want)
 			}
 			term.SignalWrapper(syscall.SIGTERM)
@@ -194,22 +215,29 @@ func TestBurstSmallPaste(t *testing.T) {
 	}
 }
 
-// Keys typed one by one, 30 ms apart (key repeat) or 120 ms apart, reach
-// the child as typed, Enter included, even with bracketed paste on: typing
-// is not a burst. Each key is typed once the child has the one before, so
-// that pbwrap reads each on its own, however loaded the machine.
+// Typing reaches the child as typed, Enter included, in every rhythm a
+// person or a program types in, with bracketed paste on: keys 30 ms and
+// 120 ms apart, 4 ms apart, a program's a millisecond apart, clumps of
+// keys, a command and its Enter in one write; arrow keys and Esc among
+// them. Nothing is saved.
 func TestBurstTypingAsTyped(t *testing.T) {
-	for _, spacing := range []time.Duration{30 * time.Millisecond, 120 * time.Millisecond} {
-		t.Run(spacing.String(), func(t *testing.T) {
-			term := startCapture(t, true)
-			keys := "ls -la\recho hi\r"
-			var last time.Time
-			for i := range len(keys) {
-				time.Sleep(time.Until(last.Add(spacing)))
-				last = time.Now()
-				term.Type([]byte(keys[i:i+1]), 0)
-				term.WaitInput(i + 1)
-			}
+	keys := "ls -la\x1b[D\x1b[C\recho hi\x1b\r"
+	for _, tc := range []struct {
+		name    string
+		size    int
+		spacing time.Duration
+	}{
+		{"30ms apart", 1, 30 * time.Millisecond},
+		{"120ms apart", 1, 120 * time.Millisecond},
+		{"4ms apart", 1, 4 * time.Millisecond},
+		{"a program, 1ms apart", 1, time.Millisecond},
+		{"clumps of 4, 20ms apart", 4, 20 * time.Millisecond},
+		{"all in one write", len(keys), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			term := startUnmarked(t, true)
+			term.writeKept([]byte(keys), tc.size, tc.spacing)
+			term.WaitInput(len(keys))
 			if got := term.File("input"); got != keys {
 				t.Errorf("child got %q, want %q as typed", got, keys)
 			}
@@ -222,39 +250,59 @@ func TestBurstTypingAsTyped(t *testing.T) {
 	}
 }
 
-// Keys are never part of a burst: an arrow key or an Esc during a burst
-// ends it and follows it, and after a burst, keys are typing.
-func TestBurstEscAndArrows(t *testing.T) {
-	for _, bp := range []bool{false, true} {
-		t.Run(modeName(bp), func(t *testing.T) {
-			term := startCapture(t, bp)
-			// An arrow key during a burst, and a burst right after it.
-			term.Type([]byte("one\rtwo\r"), 0)
-			term.Type([]byte("\x1b[A"), 0)
-			term.Type([]byte("three\rfour"), 0)
-			want := bracket(bp, "one\rtwo\r") + "\x1b[A" + bracket(bp, "three\rfour")
-			if got := term.waitInputHas(bracket(bp, "three\rfour")); got != want {
-				t.Fatalf("arrow during a burst: child got %q, want %q", got, want)
-			}
-			// The Esc key during a burst.
-			term.Type([]byte("five\rsix"), 0)
-			term.Type([]byte("\x1b"), 0)
-			want += bracket(bp, "five\rsix") + "\x1b"
-			if got := term.waitInputHas(bracket(bp, "five\rsix") + "\x1b"); got != want {
-				t.Fatalf("Esc during a burst: child got %q, want %q", got, want)
-			}
-			// Esc and an arrow key after the burst.
-			term.Type([]byte("\x1b"), 0)
-			want += "\x1b"
-			term.WaitInput(len(want))
-			term.Type([]byte("\x1b[B"), 0)
-			want += "\x1b[B"
-			term.WaitInput(len(want))
-			if got := term.File("input"); got != want {
-				t.Errorf("keys after a burst: child got %q, want %q", got, want)
+// What the terminal answers decides, and never reaches the child. One
+// that marks pastes (xterm's answer) gets unmarked input as typed from the
+// first byte, a large one included; one that answers nothing gets the
+// looking, from AnswerWait on.
+func TestBurstTerminalAnswers(t *testing.T) {
+	body := numberedLines(300, "raw")
+	t.Run("marks", func(t *testing.T) {
+		term := startCaptureAnswering(t, true, ptytest.AnswerMarks)
+		term.Type([]byte("x"), 0)
+		term.Type([]byte(body), 0)
+		term.WaitInput(len(body) + 1)
+		if got := term.File("input"); got != "x"+body {
+			t.Errorf("child got %.100q, want the input as typed", got)
+		}
+		term.SignalWrapper(syscall.SIGTERM)
+		term.WantExit("exit 143")
+	})
+	t.Run("nothing", func(t *testing.T) {
+		term := startCaptureAnswering(t, true, ptytest.AnswerNothing)
+		time.Sleep(2500 * time.Millisecond) // capture.AnswerWait, and some.
+		term.Type([]byte(body), 0)
+		term.waitSettled(len(body))
+		if got := term.typeSentinel(); got != term.oneReference(true)+"!" {
+			t.Errorf("child got %.100q, want a reference", got)
+		}
+		term.SignalWrapper(syscall.SIGTERM)
+		term.WantExit("exit 143")
+	})
+	t.Run("the answer is not the child's", func(t *testing.T) {
+		for _, answer := range []ptytest.Answer{ptytest.AnswerMarks, ptytest.AnswerNoMarks} {
+			term := startCaptureAnswering(t, false, answer)
+			term.Type([]byte("!"), 0)
+			if got := term.waitInputHas("!"); got != "!" {
+				t.Errorf("answer %q: child got %q, want only what was typed", answer, got)
 			}
 			term.SignalWrapper(syscall.SIGTERM)
 			term.WantExit("exit 143")
-		})
+		}
+	})
+}
+
+// A command that ends before the terminal's answer has come (a slow link:
+// 300 ms) does not leave the answer to the shell: pbwrap reads on until it
+// comes, and the shell reads only what is typed for it.
+func TestAnswerAfterTheCommandEnded(t *testing.T) {
+	job := ptytest.Job{
+		Wrapper:     []string{pbwrapBin, "--"},
+		Steps:       []string{"raw", "exit:0"},
+		Shell:       true,
+		AnswerAfter: 300 * time.Millisecond,
 	}
+	term := &terminal{Terminal: ptytest.Start(t, job), t: t}
+	term.WantExit("exit 0")
+	time.Sleep(500 * time.Millisecond) // The answer has come by now.
+	term.wantShellGetsNothing()
 }

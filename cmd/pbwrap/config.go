@@ -91,7 +91,7 @@ func newSettings() []*setting {
 			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
 		{flag: "burst", env: "PBWRAP_BURST", arg: "MODE", value: capture.BurstAuto.String(),
-			help: "treat input that comes faster than typing as a paste, for terminals that do not bracket pastes: auto (until the terminal brackets one), on or off",
+			help: "look for large pastes the terminal does not mark, by their speed: auto (only where the terminal says it does not mark pastes, or does not answer; never in tmux), on or off",
 			apply: func(s *setting, c *config) error {
 				m, err := capture.ParseBurstMode(s.value)
 				if err != nil {

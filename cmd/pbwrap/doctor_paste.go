@@ -28,6 +28,13 @@ const (
 	pasteQuiet = time.Second
 )
 
+// The thresholds of the check's burst detector: a few lines that come as
+// fast as a paste are one (see newPasteProbe).
+const (
+	probeMinBytes = 64
+	probeMinLines = 2
+)
+
 // pastePrompt is what the check asks, on the terminal.
 const pastePrompt = "pbwrap doctor: paste some text of a few lines now, as you would into an agent\r\n" +
 	"(it is only measured: not shown, not saved; Ctrl-C skips). Waiting %s...\r\n"
@@ -76,7 +83,10 @@ func newPasteProbe(mode capture.BurstMode) *pasteProbe {
 	p := &pasteProbe{s: pasteSample{burstMode: mode}}
 	p.parser = bracketed.NewParser(probeParser{p})
 	if mode != capture.BurstOff {
-		p.burst = bracketed.NewBurst(probeBursts{p})
+		// Small thresholds: the check asks for a few lines, and says whether
+		// they came as fast as a paste, so that pbwrap would save them
+		// were they large.
+		p.burst = bracketed.NewBurst(probeBursts{p}, probeMinBytes, probeMinLines)
 	}
 	return p
 }
@@ -252,15 +262,15 @@ func (r *pasteReport) describeBursts(s *pasteSample) {
 		r.problem, r.fix = "the terminal does not bracket pastes and --burst is off, so large pastes go in as text",
 			"drop --burst off (or PBWRAP_BURST=off), or "+fixTermNow
 	case len(s.bursts) == 1:
-		line := fmt.Sprintf("bursts (--burst %v): caught, as one paste of %d bytes", s.burstMode, s.bursts[0])
+		line := fmt.Sprintf("bursts (--burst %v): caught, as one paste of %d bytes: one this fast saved when it is large", s.burstMode, s.bursts[0])
 		if s.typed > 0 {
-			line += fmt.Sprintf(" (%d bytes before it came as typed, before pbwrap could tell)", s.typed)
+			line += fmt.Sprintf(" (%d bytes before it came as typed)", s.typed)
 		}
 		r.lines = append(r.lines, line)
 	case len(s.bursts) > 1:
-		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): split into %d pastes: the terminal paused longer than the %v that pbwrap waits within a paste",
-			s.burstMode, len(s.bursts), bracketed.BurstGap))
-		r.problem = fmt.Sprintf("this terminal pauses for more than %v within a paste, so pbwrap splits a large paste into several", bracketed.BurstGap)
+		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): split into %d pastes: the terminal paused longer than pbwrap waits within a paste (%v, %v once it is large)",
+			s.burstMode, len(s.bursts), bracketed.BurstHold, bracketed.BurstGap))
+		r.problem = "this terminal pauses within a paste for longer than pbwrap waits, so pbwrap may split a large paste, and type its head"
 		r.fix = fixTermNow
 	default:
 		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): none: it came a few characters at a time, as typing does", s.burstMode))

@@ -61,8 +61,8 @@ func TestPasteCheck(t *testing.T) {
 		{
 			name:   "without markers, 50 bytes every 5 ms",
 			mode:   capture.BurstAuto,
-			paused: "pauses for more than",
-			play:   func(master *os.File) { writeChunks(master, body, vsCodeChunk, vsCodeInterval) },
+			paused: "pauses within a paste",
+			play:   func(master *os.File) { writeChunks(master, body, 50, 5*time.Millisecond) },
 			check: func(t *testing.T, s *pasteSample) {
 				if len(s.reads) < 2 || s.bytes != int64(len(body)) {
 					t.Errorf("sample %+v, want %d bytes in several reads", summary(s), len(body))
@@ -70,7 +70,7 @@ func TestPasteCheck(t *testing.T) {
 				// The check's own reads may pause longer than the writes
 				// did, on a loaded machine: one burst exactly when they
 				// did not.
-				if longestPause(s.reads) < bracketed.BurstGap && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
+				if longestPause(s.reads) < bracketed.BurstHold && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
 					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
 				}
 				if longestPause(s.reads) >= bracketed.BurstGap && len(s.bursts) < 2 {
@@ -171,9 +171,9 @@ func TestDescribePaste(t *testing.T) {
 		{"one burst", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{9180}},
 			[]string{"bracketed: no", "bursts (--burst auto): caught, as one paste of 9180 bytes"}, ""},
 		{"one burst after typing", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstOn, bursts: []int64{9178}, typed: 2},
-			[]string{"bursts (--burst on): caught, as one paste of 9178 bytes (2 bytes before it came as typed"}, ""},
+			[]string{"bursts (--burst on): caught, as one paste of 9178 bytes: one this fast saved when it is large (2 bytes before it came as typed)"}, ""},
 		{"split", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{4095, 5085}},
-			[]string{"split into 2 pastes: the terminal paused longer than the " + bracketed.BurstGap.String()}, "splits a large paste into several"},
+			[]string{"split into 2 pastes: the terminal paused longer than pbwrap waits within a paste (" + bracketed.BurstHold.String() + ", " + bracketed.BurstGap.String() + " once it is large)"}, "may split a large paste"},
 		{"typing", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, typed: 9180},
 			[]string{"bursts (--burst auto): none"}, "cannot tell"},
 		{"off", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstOff, typed: 9180},

@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/pbwrap/pbwrap/bracketed"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,7 +128,9 @@ func TestModesResetAtExit(t *testing.T) {
 				if tail := afterReady(term, "READY\r\n", wantTail); tail != wantTail {
 					t.Errorf("after the child's last byte pbwrap wrote %q, want %q", tail, wantTail)
 				}
-				if head := bracketedOn + shown + "READY\r\n"; !bytes.HasPrefix(term.Output(), []byte(head)) {
+				// Bracketed paste on, pbwrap's question (bracketed.Question),
+				// then the child's own.
+				if head := bracketedOn + bracketed.Question + shown + "READY\r\n"; !bytes.HasPrefix(term.Output(), []byte(head)) {
 					t.Errorf("terminal got %q, want it to start %q", term.Output(), head)
 				}
 			})
@@ -195,7 +198,7 @@ func TestClipboardReadDropped(t *testing.T) {
 			if allow {
 				shown = "a" + read + "b" + write + "c"
 			}
-			want := bracketedOn + shown + "READY\r\n" + bracketedOff
+			want := bracketedOn + bracketed.Question + shown + "READY\r\n" + bracketedOff
 			waitOutput(func(out []byte) bool { return bytes.HasSuffix(out, []byte(bracketedOff)) }, term)
 			if string(term.Output()) != want {
 				t.Errorf("terminal got %q, want %q", term.Output(), want)

@@ -136,26 +136,30 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	}
 	out := capture.NewOutput(capture.OutputConfig{AllowClipboardRead: cfg.allowClipboardRead, Logf: logs.logf, Debugf: logs.debugf})
 	in := capture.NewInput(capture.Config{
-		MinBytes:     cfg.minBytes,
-		MinLines:     cfg.minLines,
-		RefFormat:    cfg.refFormat,
-		Silence:      cfg.pasteTimeout,
-		Burst:        cfg.burst,
-		RepeatWindow: repeat,
-		Open:         s.open,
-		Mode:         out.Mode,
-		Logf:         logs.logf,
-		Debugf:       logs.debugf,
+		MinBytes:  cfg.minBytes,
+		MinLines:  cfg.minLines,
+		RefFormat: cfg.refFormat,
+		Silence:   cfg.pasteTimeout,
+		Burst:     cfg.burst,
+		// tmux marks pastes into a pane that asked for them, and 3.3a
+		// does not answer the question.
+		TerminalMarks: os.Getenv("TMUX") != "",
+		RepeatWindow:  repeat,
+		Open:          s.open,
+		Mode:          out.Mode,
+		Logf:          logs.logf,
+		Debugf:        logs.debugf,
 	})
 	return ptyproxy.Config{
-		Path:          path,
-		Args:          argv,
-		Env:           s.childEnv(cfg.childEnv(os.Environ(), s.root)),
-		Input:         in,
-		Output:        out,
-		TerminalSetup: func() []byte { return out.AppendRestore([]byte(bracketedOn)) },
-		TerminalReset: func() []byte { return append(out.AppendReset(nil), bracketedOff...) },
-		Logf:          logs.logf,
+		Path:             path,
+		Args:             argv,
+		Env:              s.childEnv(cfg.childEnv(os.Environ(), s.root)),
+		Input:            in,
+		Output:           out,
+		TerminalSetup:    func() []byte { return out.AppendRestore([]byte(bracketedOn)) },
+		TerminalQuestion: func() []byte { return in.Ask(time.Now()) },
+		TerminalReset:    func() []byte { return append(out.AppendReset(nil), bracketedOff...) },
+		Logf:             logs.logf,
 	}, in
 }
 

@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/pbwrap/pbwrap/bracketed"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,8 +33,8 @@ func TestBytesPassThrough(t *testing.T) {
 	term.WaitReport("ready")
 	term.WantInput(ptytest.Noise(in))
 	term.WantExit("exit 0")
-	// pbwrap's own: bracketed paste on at start, off at exit.
-	want := slices.Concat([]byte("\x1b[?2004hREADY\r\n"), ptytest.Pattern(out), []byte("\x1b[?2004l"))
+	// pbwrap's own: bracketed paste on at start and its question, off at exit.
+	want := slices.Concat([]byte("\x1b[?2004h"+bracketed.Question+"READY\r\n"), ptytest.Pattern(out), []byte("\x1b[?2004l"))
 	term.WaitFor("all output", func() bool { return len(term.Output()) >= len(want) })
 	if diff := ptytest.Diff(term.Output(), want); diff != "" {
 		t.Errorf("terminal: %s", diff)

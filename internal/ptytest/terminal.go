@@ -44,7 +44,32 @@ type Job struct {
 	// ended, as the shell that ran it would, and keep what it reads in
 	// the file "shell" (see Terminal.Path).
 	Shell bool
+	// Answer is what the terminal answers, once, when it is asked whether
+	// it marks pastes (bracketed.Question): AnswerMarks (the zero value),
+	// as xterm does, AnswerNoMarks, or AnswerNothing; AnswerAfter later,
+	// as over a slow link.
+	Answer      Answer
+	AnswerAfter time.Duration
 }
+
+// An Answer is what a Terminal answers to bracketed.Question.
+type Answer string
+
+const (
+	// AnswerMarks is xterm's answer, bracketed paste on: DECRQM 1, DA1.
+	AnswerMarks Answer = ""
+	// AnswerNoMarks is the answer of a terminal that does not know mode
+	// 2004: DECRQM 0, DA1.
+	AnswerNoMarks Answer = "\x1b[?2004;0$y\x1b[?62;22c"
+	// AnswerNothing is a terminal that answers no question.
+	AnswerNothing Answer = "none"
+)
+
+// question is bracketed.Question, which a Terminal answers.
+const question = "\x1b[?2004$p\x1b[c"
+
+// xtermAnswer is AnswerMarks's bytes.
+const xtermAnswer = "\x1b[?2004;1$y\x1b[?64;1;2;6;9;15;18;21;22c"
 
 // A Terminal is the test playing the user's terminal: it holds the master
 // side of a PTY, on whose slave side the leader runs the Job.
@@ -58,6 +83,8 @@ type Terminal struct {
 	leader *exec.Cmd
 	out    Buffer
 	outEnd chan struct{}
+	answer string // what to answer the question, once; "" for nothing
+	after  time.Duration
 }
 
 // Start opens a PTY and runs job on it, as a job of the leader. The
@@ -67,6 +94,14 @@ type Terminal struct {
 func Start(t *testing.T, job Job) *Terminal {
 	t.Helper()
 	term := open(t, job.Rows, job.Cols)
+	switch job.Answer {
+	case AnswerMarks:
+		term.answer = xtermAnswer
+	case AnswerNothing:
+	default:
+		term.answer = string(job.Answer)
+	}
+	term.after = job.AnswerAfter
 	go term.readOutput() // Ends when the master is closed or every slave holder is gone.
 	self, err := os.Executable()
 	if err != nil {
@@ -121,12 +156,26 @@ func open(t *testing.T, rows, cols uint16) *Terminal {
 	return term
 }
 
+// readOutput keeps what the terminal shows, and answers the question
+// when it comes, as a terminal does: in its input, right away.
 func (term *Terminal) readOutput() {
 	defer close(term.outEnd)
 	buf := make([]byte, 64<<10)
+	var tail []byte // the end of what came before, for a question cut by a read
 	for {
 		n, err := term.Master.Read(buf)
 		term.out.Write(buf[:n])
+		if term.answer != "" {
+			tail = append(tail, buf[:n]...)
+			if bytes.Contains(tail, []byte(question)) {
+				answer := term.answer
+				time.AfterFunc(term.after, func() {
+					_, _ = term.Master.WriteString(answer) // Best effort: the test sees what pbwrap made of it.
+				})
+				term.answer = ""
+			}
+			tail = tail[max(0, len(tail)-len(question)):]
+		}
 		if err != nil {
 			return
 		}

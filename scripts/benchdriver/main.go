@@ -55,7 +55,8 @@ func main() {
 	rounds := flag.Int("rounds", 7, "rounds: latency, throughput and startup of every variant, interleaved")
 	starts := flag.Int("starts", 10, "startups timed per variant and round")
 	other := flag.String("compare", "", "a second pbwrap binary to measure beside the first (pbwrap2)")
-	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst): the burst detector's cost")
+	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst)")
+	unmarked := flag.Bool("unmarked", false, "also measure pbwrap in a terminal that says it does not mark pastes (pbwrap-unmarked): the burst detector's cost")
 	flag.DurationVar(&keyInterval, "key-interval", keyInterval, "time between two keystrokes to the same variant")
 	pasteMB := flag.String("paste-mb", "1,100", "sizes in MB of the pastes to time, comma-separated (empty: none)")
 	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of pastes up to 10 MB (larger ones: 1)")
@@ -82,32 +83,59 @@ func main() {
 		os.Exit(2)
 	}
 	m := measures{keys: *keys, floodMB: *floodMB, runs: *runs, starts: *starts, rounds: *rounds}
-	if err := run(variants(*pbwrap, *other, *noBurst), m, sizes, *pasteRuns); err != nil {
+	if err := run(variants(*pbwrap, *other, *noBurst, *unmarked), m, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
 	}
 }
 
-// A variant is one way of running the child.
+// A variant is one way of running the child, and what its terminal
+// answers when asked whether it marks pastes (bracketed.Question): as
+// xterm does, unless the variant plays a terminal that does not.
 type variant struct {
-	name string
-	argv func(child []string) []string
+	name   string
+	argv   func(child []string) []string
+	answer string
 }
 
-func variants(pbwrap, other string, noBurst bool) []variant {
+// Answers to bracketed.Question: xterm's (it marks pastes), and that of a
+// terminal that does not know mode 2004.
+const (
+	xtermAnswer   = "\x1b[?2004;1$y\x1b[?64;1;2;6;9;15;18;21;22c"
+	noMarksAnswer = "\x1b[?2004;0$y\x1b[?62;22c"
+	question      = "\x1b[?2004$p\x1b[c"
+)
+
+// start starts the variant running child on a PTY of its own.
+func (v variant) start(child []string, env ...string) (*running, error) {
+	r, err := start(v.argv(child), env...)
+	if err == nil {
+		r.answer = v.answer
+	}
+	return r, err
+}
+
+func variants(pbwrap, other string, noBurst, unmarked bool) []variant {
 	vs := []variant{
-		{"direct", func(child []string) []string { return child }},
-		{"pbwrap", func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }},
-		{"script", func(child []string) []string { return scriptArgv(runtime.GOOS, child) }},
+		{"direct", func(child []string) []string { return child }, xtermAnswer},
+		{"pbwrap", func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }, xtermAnswer},
+		{"script", func(child []string) []string { return scriptArgv(runtime.GOOS, child) }, xtermAnswer},
 	}
 	if other != "" {
-		vs = append(vs, variant{"pbwrap2", func(child []string) []string { return append([]string{other, "--"}, child...) }})
+		vs = append(vs, variant{"pbwrap2", func(child []string) []string { return append([]string{other, "--"}, child...) }, xtermAnswer})
 	}
 	if noBurst {
-		vs = append(vs, variant{noBurstName, func(child []string) []string { return append([]string{pbwrap, "--burst", "off", "--"}, child...) }})
+		vs = append(vs, variant{noBurstName, func(child []string) []string { return append([]string{pbwrap, "--burst", "off", "--"}, child...) }, xtermAnswer})
+	}
+	if unmarked {
+		vs = append(vs, variant{unmarkedName, func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }, noMarksAnswer})
 	}
 	return vs
 }
+
+// unmarkedName is the variant of pbwrap in a terminal that does not mark
+// pastes, where pbwrap looks for large unmarked ones.
+const unmarkedName = "pbwrap-unmarked"
 
 // scriptArgv is the command line that runs child under the script(1) of
 // the system goos, with no typescript kept: util-linux's takes the
@@ -214,7 +242,7 @@ func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error
 	defer os.RemoveAll(root)
 	for range runs {
 		for i, v := range vs {
-			r, err := start(v.argv([]string{self, "child-paste"}), "PBWRAP_ROOT="+root)
+			r, err := v.start([]string{self, "child-paste"}, "PBWRAP_ROOT="+root)
 			if err != nil {
 				return nil, err
 			}
@@ -317,6 +345,7 @@ type running struct {
 	cmd    *exec.Cmd
 	master *os.File
 	slave  *os.File
+	answer string // to write, once, when the question is seen: then ""
 }
 
 func start(argv []string, env ...string) (*running, error) {
@@ -386,6 +415,10 @@ func (r *running) waitFor(want []byte, timeout time.Duration) error {
 		_ = r.master.SetReadDeadline(deadline)
 		n, err := r.master.Read(buf)
 		seen = append(seen, buf[:n]...)
+		if r.answer != "" && bytes.Contains(seen, []byte(question)) {
+			_, _ = r.master.WriteString(r.answer) // As a terminal answers: at once, in its input.
+			r.answer = ""
+		}
 		if err != nil {
 			return fmt.Errorf("waiting for %q: %w (saw %q)", want, err, tailOf(seen))
 		}
@@ -404,9 +437,7 @@ func tailOf(b []byte) []byte {
 const noBurstName = "pbwrap-noburst"
 
 // keyInterval is the time between two keystrokes to the same variant
-// (-key-interval): a person's typing, which pbwrap passes at once. Keys
-// closer than bracketed.BurstInterval, three in a row, are a burst to
-// pbwrap, held until it ends: no one types 2000 keys a second.
+// (-key-interval): 20 ms is a fast person's typing, 1 ms a program's.
 var keyInterval = 20 * time.Millisecond
 
 // order is the order in which the variants take their turns: shuffled
@@ -423,7 +454,7 @@ var order = rand.New(rand.NewPCG(1, 2))
 func measureLatency(self string, vs []variant, keys int) ([][]time.Duration, error) {
 	procs := make([]*running, len(vs))
 	for i, v := range vs {
-		r, err := start(v.argv([]string{self, "child-echo"}))
+		r, err := v.start([]string{self, "child-echo"})
 		if err != nil {
 			return nil, err
 		}
@@ -470,7 +501,7 @@ func measureThroughput(self string, vs []variant, floodMB, runs int) (rates, cpu
 	for range runs {
 		for _, i := range order.Perm(len(vs)) {
 			v := vs[i]
-			r, err := start(v.argv([]string{self, "child-flood", strconv.Itoa(total)}))
+			r, err := v.start([]string{self, "child-flood", strconv.Itoa(total)})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -613,7 +644,7 @@ func measureStartup(self string, vs []variant, n int) ([][]time.Duration, error)
 		for _, i := range order.Perm(len(vs)) {
 			v := vs[i]
 			t0 := time.Now()
-			r, err := start(v.argv([]string{self, "child-echo"}))
+			r, err := v.start([]string{self, "child-echo"})
 			if err != nil {
 				return nil, err
 			}

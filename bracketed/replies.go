@@ -1,0 +1,229 @@
+package bracketed
+
+import "time"
+
+// Question asks the terminal whether it marks pastes: DECRQM for DEC
+// private mode 2004 (bracketed paste), then primary device attributes
+// (DA1), which every terminal answers, after any DECRQM answer. Asked
+// once bracketed paste has been turned on, the DECRQM answer is 1 (set) or
+// 3 (permanently set) from a terminal that marks pastes; 0 (not
+// recognized), 2 (reset) or 4 (permanently reset) from one that does not.
+// A terminal that answers DA1 alone does not say.
+const Question = "\x1b[?2004$p\x1b[c"
+
+// maxReply bounds what Replies holds of one answer: ESC [ ? and the
+// parameters. The longest DA1 answers list a few dozen attributes
+// (xterm's is 33 bytes); a longer sequence is no answer to Question.
+const maxReply = 128
+
+// Answers to Question, as Replies reports them in Mode.
+const (
+	ModeUnanswered    byte = 0   // no DECRQM answer (yet)
+	ModeNotRecognized byte = '0' // the terminal does not know mode 2004
+	ModeSet           byte = '1'
+	ModeReset         byte = '2'
+	ModePermanentSet  byte = '3'
+	ModePermanentOff  byte = '4'
+)
+
+// replyState is where Replies is in a possible answer.
+type replyState uint8
+
+const (
+	replyGround replyState = iota // not in one
+	replyEsc                      // after ESC
+	replyCSI                      // after ESC [
+	replyParams                   // after ESC [ ?, in the parameters
+	replyDollar                   // after ESC [ ? params $
+)
+
+// Replies takes the terminal's answers to Question out of the input, once
+// it has been asked, and passes everything else on. An answer is ESC [ ?
+// then digits and semicolons, then $ y (DECRQM's, for mode 2004: the
+// answer is recorded in Mode) or c (DA1's: the terminal has answered, and
+// Replies takes nothing more: Done). Anything else is not an answer, and
+// passes on, whole and in order, as soon as it is told apart; a proper
+// prefix of an answer at the end of a Write is held until the next Write
+// completes or refutes it, or EscHold passes (a terminal writes an answer
+// in one go). The first DECRQM answer for mode 2004 and the first DA1
+// answer are taken: the terminal answers a program's own questions after
+// Question, which was asked first.
+//
+// What passes on and the answers taken are together exactly the input.
+// Like a Parser, Replies has no clock: the caller passes the time of each
+// read, and calls Flush at the deadline Write returns.
+//
+// The zero value takes nothing: Ask starts it. A Replies is not safe for
+// concurrent use.
+type Replies struct {
+	asked, done bool
+	da1         bool // the DA1 answer came
+	mode        byte
+
+	state  replyState
+	held   []byte // the possible answer so far, from its ESC
+	holdAt time.Time
+
+	taken func(answer []byte) // a test's seam: sees each answer taken
+}
+
+// Ask starts taking the answers to Question, which the caller writes to
+// the terminal.
+func (r *Replies) Ask() { r.asked = true }
+
+// Stop takes nothing more from now on (the terminal has not answered in
+// time): what is held is returned, to pass on.
+func (r *Replies) Stop() []byte {
+	r.done = true
+	return r.release(nil)
+}
+
+// Done reports whether the terminal has answered DA1, or Stop was called:
+// Replies passes everything on from then on.
+func (r *Replies) Done() bool { return r.done }
+
+// Mode is the terminal's DECRQM answer for mode 2004, one of the Mode
+// constants: ModeUnanswered until it comes.
+func (r *Replies) Mode() byte { return r.mode }
+
+// Marks reports whether the DECRQM answer says that the terminal marks
+// pastes; known is false while there is none (a terminal that answers
+// DA1 alone does not say).
+func (r *Replies) Marks() (marks, known bool) {
+	switch r.mode {
+	case ModeUnanswered:
+		return false, false
+	case ModeSet, ModePermanentSet:
+		return true, true
+	}
+	return false, true
+}
+
+// AnsweredDA1 reports whether the DA1 answer came: the terminal has said
+// all it will.
+func (r *Replies) AnsweredDA1() bool { return r.da1 }
+
+// Write returns dst with the bytes of p, read at now, that are not
+// answers appended, after any held bytes they refute. It returns too the
+// time at which Flush must be called if nothing else arrives: EscHold
+// after a hold began, or zero.
+func (r *Replies) Write(dst, p []byte, now time.Time) ([]byte, time.Time) {
+	if !r.asked || r.done && len(r.held) == 0 {
+		return append(dst, p...), time.Time{}
+	}
+	start := 0 // of the run of p that passes on
+	for i := 0; i < len(p); i++ {
+		if r.done {
+			return append(dst, p[start:]...), time.Time{}
+		}
+		c := p[i]
+		if r.state == replyGround {
+			if c == esc {
+				dst = append(dst, p[start:i]...)
+				start = i + 1
+				r.state, r.held, r.holdAt = replyEsc, append(r.held[:0], c), now
+			}
+			continue
+		}
+		switch r.step(c) {
+		case stepMore:
+			r.held = append(r.held, c)
+		case stepTaken:
+			if r.taken != nil {
+				r.taken(append(r.held, c))
+			}
+			r.held = r.held[:0]
+		case stepRefuted:
+			dst = r.release(dst)
+			i-- // c is looked at again, outside any answer.
+		}
+		start = i + 1
+	}
+	if r.state == replyGround {
+		dst = append(dst, p[start:]...)
+	}
+	return dst, r.Deadline()
+}
+
+// Flush returns dst with the held bytes appended when now is EscHold after
+// the hold began: they were no answer. Calling it early is harmless.
+func (r *Replies) Flush(dst []byte, now time.Time) ([]byte, time.Time) {
+	if r.state != replyGround && !now.Before(r.holdAt.Add(EscHold)) {
+		dst = r.release(dst)
+	}
+	return dst, r.Deadline()
+}
+
+// HeldSince is when the held bytes arrived: they pass on with that time.
+func (r *Replies) HeldSince() time.Time { return r.holdAt }
+
+// Deadline is when Flush is owed, or the zero time.
+func (r *Replies) Deadline() time.Time {
+	if r.state == replyGround {
+		return time.Time{}
+	}
+	return r.holdAt.Add(EscHold)
+}
+
+type stepResult uint8
+
+const (
+	stepMore    stepResult = iota // c continues a possible answer
+	stepTaken                     // c ends an answer, which is taken
+	stepRefuted                   // c is not part of an answer: what is held is none
+)
+
+// step moves the answer state on by c.
+func (r *Replies) step(c byte) stepResult {
+	switch r.state {
+	case replyEsc:
+		if c == '[' {
+			r.state = replyCSI
+			return stepMore
+		}
+	case replyCSI:
+		if c == '?' {
+			r.state = replyParams
+			return stepMore
+		}
+	case replyParams:
+		switch {
+		case (c >= '0' && c <= '9' || c == ';') && len(r.held) < maxReply:
+			return stepMore
+		case c == '$':
+			r.state = replyDollar
+			return stepMore
+		case c == 'c' && len(r.held) > 3:
+			r.state, r.done, r.da1 = replyGround, true, true
+			return stepTaken
+		}
+	case replyDollar:
+		if c == 'y' {
+			r.state = replyGround
+			if m, ok := decrqm2004(r.held); ok && r.mode == ModeUnanswered {
+				r.mode = m
+				return stepTaken
+			}
+		}
+	}
+	r.state = replyGround
+	return stepRefuted
+}
+
+// decrqm2004 reads held, ESC [ ? params $, as the DECRQM answer for mode
+// 2004: ?2004;Ps$ with Ps one digit 0 to 4.
+func decrqm2004(held []byte) (byte, bool) {
+	const prefix = "\x1b[?2004;"
+	if len(held) != len(prefix)+2 || string(held[:len(prefix)]) != prefix {
+		return 0, false
+	}
+	ps := held[len(prefix)]
+	return ps, ps >= '0' && ps <= '4'
+}
+
+// release returns dst with the held bytes appended, and holds nothing.
+func (r *Replies) release(dst []byte) []byte {
+	dst = append(dst, r.held...)
+	r.held, r.state = r.held[:0], replyGround
+	return dst
+}
