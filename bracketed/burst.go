@@ -23,17 +23,22 @@ import "time"
 const (
 	// BurstHold is how long input that has not yet made a large paste is
 	// held after its last byte before it goes to the child as typed: the
-	// terminal has paused longer than a paste pauses (2.3 ms under load),
-	// so what came was typing, or a small paste, which reaches the child
-	// as the terminal sent it. It is also all a key waits, where pastes are
-	// not marked: too short to notice.
-	BurstHold = 8 * time.Millisecond
+	// terminal has paused longer than a paste pauses (2.3 ms at the 99th
+	// percentile under load; a terminal descheduled on a busy machine
+	// pauses longer, rarely), so what came was typing, or a small paste,
+	// which reaches the child as the terminal sent it. It is also all a
+	// key waits, where pastes are not marked: too short to notice, and
+	// under the 25 ms that held a small burst before.
+	BurstHold = 16 * time.Millisecond
 
 	// BurstGap is how long a paste found large stays open without input:
 	// it ends when the terminal has sent nothing for this long. It outlasts
-	// the pauses within a paste by far, and is shorter than key repeat
-	// (33 ms), so that a key held down after a paste is typed.
-	BurstGap = 25 * time.Millisecond
+	// the pauses within a paste by far, also those of a terminal that a
+	// busy machine leaves unscheduled for a while (one writing a paste
+	// paused 32 ms with 4 busy processes on 2 CPUs), and is shorter than a
+	// person takes to press a key after pasting. It costs only the wait of
+	// the reference, after the paste's last byte.
+	BurstGap = 100 * time.Millisecond
 
 	// TypingSpan and TypingBytes tell a program typing from a paste: input
 	// that keeps coming, each byte within BurstHold of the one before, but

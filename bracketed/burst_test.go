@@ -148,8 +148,8 @@ var burstTests = []struct {
 	},
 	{
 		name: "pbwrap stalled past the deadline: the read is not a pause",
-		ops:  []burstOp{bread(0, "a", bhold), bread(bhold+20*ms, strings.Repeat("b", 20), bhold+20*ms+gap), bflush(bhold+20*ms+gap, none)},
-		want: []event{start, data("a" + strings.Repeat("b", 20)), end},
+		ops:  []burstOp{bread(0, "a", bhold), bread(bhold+20*ms, strings.Repeat("b", 100), bhold+20*ms+gap), bflush(bhold+20*ms+gap, none)},
+		want: []event{start, data("a" + strings.Repeat("b", 100)), end},
 	},
 	{
 		name: "End types what is held",

@@ -23,6 +23,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pbwrap/pbwrap/bracketed"
@@ -153,10 +154,11 @@ type Input struct {
 
 	burst   *bracketed.Burst // nil while Input does not look for unmarked pastes
 	replies bracketed.Replies
-	askedAt time.Time // when Ask asked the terminal; zero before
-	decided bool      // BurstAuto: it is known whether the terminal marks pastes, or that it does not say
-	silent  bool      // AnswerWait passed after the question with no DA1 answer
-	pass    []byte    // what Replies passes on, reused
+	asked   atomic.Int64 // Ask's time, in Unix nanoseconds, when it asked: set by Ask, from any goroutine
+	askedAt time.Time    // that time, once the input side has seen it (see arm); zero before
+	decided bool         // BurstAuto: it is known whether the terminal marks pastes, or that it does not say
+	silent  bool         // AnswerWait passed after the question with no DA1 answer
+	pass    []byte       // what Replies passes on, reused
 
 	sess   *store.Session
 	paste  *paste
@@ -225,15 +227,25 @@ func (in *Input) stopLooking() {
 // Ask returns what to write to the terminal, at time now, to learn whether
 // it marks pastes (bracketed.Question): with BurstAuto, once, when the
 // environment has not said; nil otherwise. Its answers are taken out of
-// the input, never passed to the child. The caller writes it once
-// bracketed paste is on at the terminal.
+// the input, never passed to the child. The caller writes it once the
+// terminal is in raw mode. Unlike the other methods, Ask may be called
+// concurrently with them (from wherever the terminal is taken over).
 func (in *Input) Ask(now time.Time) []byte {
-	if in.cfg.Burst != BurstAuto || in.decided || !in.askedAt.IsZero() {
+	if in.cfg.Burst != BurstAuto || in.cfg.TerminalMarks || !in.asked.CompareAndSwap(0, now.UnixNano()) {
 		return nil
 	}
-	in.askedAt = now
-	in.replies.Ask()
 	return []byte(bracketed.Question)
+}
+
+// arm starts taking the answers once Ask has asked: the input side's own
+// state changes only in its own calls.
+func (in *Input) arm() {
+	if in.askedAt.IsZero() {
+		if n := in.asked.Load(); n != 0 {
+			in.askedAt = time.Unix(0, n)
+			in.replies.Ask()
+		}
+	}
 }
 
 // heard decides, with BurstAuto, from what the terminal has answered by
@@ -279,6 +291,7 @@ func (in *Input) waiting() bool {
 // Filter passes the user's input p on to the child w.
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
+	in.arm()
 	if !in.replies.Done() && !in.askedAt.IsZero() {
 		in.pass, _ = in.replies.Write(in.pass[:0], p, now)
 		in.heard(now)
@@ -293,6 +306,7 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 // terminal's silence is taken for an answer.
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
+	in.arm()
 	if !in.askedAt.IsZero() {
 		at := in.replies.HeldSince()
 		in.pass, _ = in.replies.Flush(in.pass[:0], now)
@@ -350,6 +364,7 @@ func (in *Input) inBurst() bool { return in.burst != nil && in.burst.Pending() }
 // nothing is written to it from now on. A paste still arriving is saved
 // whatever its size (see Orphans).
 func (in *Input) CommandEnded() {
+	in.arm()
 	in.gone = true
 	if in.parser.InPaste() || in.inBurst() {
 		in.cfg.Logf("paste: the child ended during a paste; reading it to its end to save it")
@@ -360,6 +375,7 @@ func (in *Input) CommandEnded() {
 // a paste or a burst, or of what may start one, or the terminal's answers
 // to Ask may still come.
 func (in *Input) Pending() bool {
+	in.arm()
 	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting()
 }
 

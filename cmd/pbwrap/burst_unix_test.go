@@ -9,6 +9,7 @@ package main
 // anything else exactly as typed.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -25,26 +26,40 @@ import (
 )
 
 // startUnmarked starts pbwrap in a terminal that says it does not mark
-// pastes, and waits until pbwrap has heard it (it types at once after).
+// pastes, with a debug log that a failed test shows.
 func startUnmarked(t *testing.T, bp bool) *terminal {
 	t.Helper()
-	return startCaptureAnswering(t, bp, ptytest.AnswerNoMarks)
+	log := filepath.Join(t.TempDir(), "debug.log")
+	t.Cleanup(func() {
+		if t.Failed() {
+			text, _ := os.ReadFile(log)
+			t.Logf("pbwrap's log:\n%s", text)
+		}
+	})
+	return startCaptureAnswering(t, bp, ptytest.AnswerNoMarks, "PBWRAP_LOG="+log, "PBWRAP_DEBUG=1")
 }
 
 // writeKept writes p to the terminal in chunks of size bytes, spacing
-// apart, and reports whether it kept to the pace of a paste until the
-// paste had grown large: no chunk written later than BurstHold after the
-// one before, less a margin, and at least TypingBytes in each TypingSpan.
-// When it did not (a machine too loaded to keep the pace), the terminal
-// paused or typed, a paste may rightly be split, and the run proves
-// nothing.
+// apart, and reports whether it kept to the pace of a paste: until the
+// paste has grown large (DefaultMinBytes, or DefaultMinLines CRs), no
+// chunk later than BurstHold after the one before, less a margin, and at
+// least TypingBytes in each TypingSpan; after that, none later than
+// BurstGap. When it did not (a machine too loaded to keep the pace), the
+// terminal paused or typed, a paste may rightly be split, and the run
+// proves nothing.
 func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept bool) {
+	return term.writeKeptAfter(p, size, spacing, time.Time{}, 0)
+}
+
+// writeKeptAfter is writeKept for the rest of a paste whose first n bytes
+// were written before, ending at prev.
+func (term *terminal) writeKeptAfter(p []byte, size int, spacing time.Duration, prev time.Time, n int) (kept bool) {
 	term.t.Helper()
 	const margin = 2 * time.Millisecond
 	kept = true
-	var prev, span time.Time
-	spanN := 0
-	for written := 0; len(p) > 0; {
+	span := prev
+	spanN, written, lines := n, n, 0
+	for len(p) > 0 {
 		n := min(size, len(p))
 		if !prev.IsZero() && spacing > 0 {
 			time.Sleep(time.Until(prev.Add(spacing)))
@@ -53,19 +68,24 @@ func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept
 		if span.IsZero() {
 			span = began
 		}
-		if written < capture.DefaultMinBytes {
-			if !prev.IsZero() && began.Sub(prev) >= bracketed.BurstHold-margin {
-				kept = false
-			}
-			if began.Sub(span) >= bracketed.TypingSpan-margin {
-				kept = kept && spanN >= 2*bracketed.TypingBytes
-				span, spanN = began, 0
-			}
+		large := written >= capture.DefaultMinBytes || lines >= capture.DefaultMinLines
+		switch {
+		case prev.IsZero():
+		case !large && began.Sub(prev) >= bracketed.BurstHold-margin, began.Sub(prev) >= bracketed.BurstGap-margin:
+			kept = false
+		}
+		if !large && began.Sub(span) >= bracketed.TypingSpan-margin {
+			kept = kept && spanN >= 2*bracketed.TypingBytes
+			span, spanN = began, 0
 		}
 		term.Type(p[:n], 0)
 		prev = time.Now()
+		if !large && prev.Sub(began) >= bracketed.BurstHold-margin {
+			kept = false // The write itself stalled (blocked, then not run): the terminal may have paused.
+		}
 		written += n
 		spanN += n
+		lines += bytes.Count(p[:n], []byte("\r"))
 		p = p[n:]
 	}
 	return kept
@@ -133,14 +153,14 @@ func TestBurstLargePaste(t *testing.T) {
 					term := startUnmarked(t, bp)
 					body := []byte(tc.body)
 					kept := true
-					if tc.first > 0 {
+					switch {
+					case tc.first > 0:
+						began := time.Now()
 						term.Type(body[:tc.first], 0)
-						body = body[tc.first:]
-						time.Sleep(tc.spacing)
-					}
-					if tc.size > 0 {
+						kept = term.writeKeptAfter(body[tc.first:], tc.size, tc.spacing, began, tc.first)
+					case tc.size > 0:
 						kept = term.writeKept(body, tc.size, tc.spacing)
-					} else {
+					default:
 						term.Type(body, 0)
 					}
 					if !kept && attempt < 5 {
