@@ -67,6 +67,9 @@ func wrapMain(argv []string) int {
 		TerminalReset: func() []byte { return []byte("\x1b[?2004l") },
 		Logf:          testLog(os.Getenv("PBWRAP_TEST_LOG")),
 	}
+	if u, ok := cfg.Input.(*untilDot); ok {
+		u.logf = cfg.Logf
+	}
 	if os.Getenv("PBWRAP_TEST_SPY") != "" {
 		spy := &outputSpy{}
 		spy.delay, _ = time.ParseDuration(os.Getenv("PBWRAP_TEST_SPY_DELAY"))
@@ -127,6 +130,7 @@ var inputFilters = map[string]Filter{
 // asks for no deadline.
 type untilDot struct {
 	started, done, never bool
+	logf                 func(string, ...any) // hears of the command's end while it wants more
 }
 
 func (f *untilDot) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
@@ -138,8 +142,12 @@ func (f *untilDot) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error)
 
 func (f *untilDot) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
 func (f *untilDot) Close(io.Writer) error                         { return nil }
-func (f *untilDot) CommandEnded()                                 {}
-func (f *untilDot) Pending() bool                                 { return f.started && !f.done }
+func (f *untilDot) CommandEnded() {
+	if f.logf != nil && f.Pending() {
+		f.logf("filter: the command has ended, and the filter wants more")
+	}
+}
+func (f *untilDot) Pending() bool { return f.started && !f.done }
 
 // testLog returns a Logf that appends to the file name, or nil.
 func testLog(name string) func(string, ...any) {

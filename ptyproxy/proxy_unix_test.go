@@ -395,7 +395,7 @@ func TestUnfinishedInputReadToItsEnd(t *testing.T) {
 	}
 	term.WaitFor("the proxy to read on", func() bool {
 		log, _ := os.ReadFile(logFile)
-		return bytes.Contains(log, []byte("reading the terminal until")) || term.FileHas("leader", "exit ")
+		return bytes.Contains(log, []byte("the filter wants more")) || term.FileHas("leader", "exit ")
 	})
 	term.Type([]byte("ls\rrm -rf ~\rdone."), 0)
 	term.WantExit("exit 137")

@@ -258,7 +258,8 @@ func (s *session) finishInput(settled <-chan struct{}, sigc <-chan os.Signal) {
 	select {
 	case <-settled:
 	default:
-		s.cfg.Logf("input: the command has ended with the input filter wanting more; reading the terminal until it is done")
+		// The filter says why itself, if it must (a paste in flight): a
+		// terminal's answer still to come is routine.
 		s.linger(settled, sigc)
 	}
 	if !s.in.closeWithin(lingerSlack) {

@@ -333,7 +333,7 @@ func TestChildEndsMidPaste(t *testing.T) {
 			term.Type([]byte(pasteStart+body[:half]), 0)
 			tc.end(term)
 			term.WaitFor("pbwrap to exit or read on", func() bool {
-				return term.FileHas("leader", "exit ") || fileHas(logFile, "reading the terminal until")
+				return term.FileHas("leader", "exit ") || fileHas(logFile, "reading it to its end to save it")
 			})
 			term.Type([]byte(body[half:]+pasteEnd), 0)
 			term.WantExit(tc.exit)
@@ -381,7 +381,7 @@ func TestSignalWhileReadingOrphanPaste(t *testing.T) {
 		t.Fatal(err)
 	}
 	term.WaitFor("pbwrap to exit or read on", func() bool {
-		return term.FileHas("leader", "exit ") || fileHas(logFile, "reading the terminal until")
+		return term.FileHas("leader", "exit ") || fileHas(logFile, "reading it to its end to save it")
 	})
 	if !term.FileHas("leader", "exit ") {
 		term.SignalWrapper(syscall.SIGTERM)
