@@ -364,6 +364,12 @@ func (c *child) grandchild(how string) {
 	cmd := exec.Command(os.Args[0], steps...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), reportEnv+"="+c.report.name+".grandchild")
+	if how == "nohup" {
+		// In a session of its own from the start, as a daemon is: the PTY's
+		// hangup cannot reach it before it ignores SIGHUP, however slowly
+		// it starts on a busy machine.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := cmd.Start(); err != nil {
 		c.logf("error grandchild %v", err)
 		return
