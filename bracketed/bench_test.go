@@ -38,18 +38,17 @@ var coloredOutput = func() []byte {
 	return repeatTo(line, 32<<10)
 }()
 
-func BenchmarkModeFilterColored32K(b *testing.B) {
-	var f ModeFilter
+func BenchmarkOutputFilterColored32K(b *testing.B) {
+	var f OutputFilter
 	b.SetBytes(int64(len(coloredOutput)))
 	b.ReportAllocs()
 	for b.Loop() {
 		f.Write(coloredOutput)
-		f.Flush()
 	}
 }
 
-func BenchmarkModeFilterText32K(b *testing.B) {
-	var f ModeFilter
+func BenchmarkOutputFilterText32K(b *testing.B) {
+	var f OutputFilter
 	text := repeatTo("plain output without escapes\r\n", 32<<10)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
@@ -58,14 +57,13 @@ func BenchmarkModeFilterText32K(b *testing.B) {
 	}
 }
 
-func BenchmarkModeFilterWithModes32K(b *testing.B) {
-	var f ModeFilter
+func BenchmarkOutputFilterWithModes32K(b *testing.B) {
+	var f OutputFilter
 	out := append(bytes.Clone(coloredOutput[:16<<10]), "\x1b[?1049;2004h"...)
 	out = append(out, coloredOutput[:16<<10-13]...)
 	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()
 	for b.Loop() {
 		f.Write(out)
-		f.Flush()
 	}
 }

@@ -1,12 +1,17 @@
-// Package bracketed holds pure streaming parsers: the input parser, which
-// splits what the user types into keystrokes and bracketed pastes (typed
-// bytes, paste start, paste data, paste end), the output mode filter,
-// which tracks and hides the child's DEC private mode 2004 (bracketed paste)
-// so that the terminal's mode stays on, and the mode tracker, which follows
-// the other modes the child sets at the terminal so that they can be undone
-// and set again, and drops its requests to read the clipboard; and the
-// burst detector, which takes input arriving faster than a person types,
-// from a terminal that does not bracket pastes, for a paste.
+// Package bracketed holds pure streaming parsers of what passes between a
+// terminal and the program pbwrap runs.
+//
+// On the way in: the input Parser splits what the user's terminal sends
+// into keystrokes and bracketed pastes (typed bytes, paste start, paste
+// data, paste end); Replies takes the terminal's answers to pbwrap's own
+// question out of the input; Burst takes input arriving faster than a
+// person types, from a terminal that does not bracket pastes, for a paste.
+//
+// On the way out: the Tokenizer reads the program's output as a terminal
+// does, with the DEC/ECMA-48 state machine; the OutputFilter sits on it,
+// and keeps the program from turning bracketed paste off at the terminal,
+// follows the other modes it sets so that they can be undone and set
+// again, and drops its requests to read the clipboard.
 //
 // All are explicit, resumable state machines: any split of the input across
 // calls gives the same result, and a sequence cut at a read boundary is held

@@ -33,9 +33,18 @@ func ExampleParser() {
 	// typed "\x1b"
 }
 
-func ExampleModeFilter() {
-	var f bracketed.ModeFilter
-	out := f.Write([]byte("\x1b[?1049;2004h\x1b[31mhi\x1b[0m"))
+// The owner of the terminal passes the child's output through the filter,
+// then asks what undoes the modes the child left on, and what sets them
+// again. The child's bracketed paste mode never reaches the terminal, and
+// the clipboard read goes nowhere.
+func ExampleOutputFilter() {
+	var f bracketed.OutputFilter
+	out := f.Write([]byte("\x1b[?1049;2004h\x1b[>1u\x1b]52;c;?\x07\x1b[?25l"))
 	fmt.Printf("%q %v\n", out, f.Enabled())
-	// Output: "\x1b[?1049h\x1b[31mhi\x1b[0m" true
+	fmt.Printf("%q\n", f.AppendReset(nil))
+	fmt.Printf("%q\n", f.AppendRestore(nil))
+	// Output:
+	// "\x1b[?1049h\x1b[>1u\x1b[?25l" true
+	// "\x1b[<1u\x1b[?1049l\x1b[?25h"
+	// "\x1b[?1049h\x1b[>1u\x1b[?25l"
 }

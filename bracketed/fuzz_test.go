@@ -3,8 +3,6 @@ package bracketed
 import (
 	"bytes"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,91 +259,4 @@ func checkDeadline(t *testing.T, p *Parser, now, deadline time.Time) {
 	case !deadline.IsZero():
 		t.Fatalf("nothing held, no paste: Write at %v returned deadline %v", since(now), since(deadline))
 	}
-}
-
-// modeRE matches what the ModeFilter acts on: a DEC private mode set or
-// reset of at most 64 bytes, or RIS.
-var modeRE = regexp.MustCompile(`\x1b(?:\[\?([0-9;]{0,60})([hl])|c)`)
-
-// referenceFilter filters in with modeRE and strconv, as the ModeFilter
-// should, and returns the output and the child's mode at the end.
-func referenceFilter(in []byte) (out []byte, enabled bool) {
-	last := 0
-	for _, m := range modeRE.FindAllSubmatchIndex(in, -1) {
-		out = append(out, in[last:m[0]]...)
-		last = m[1]
-		seq := in[m[0]:m[1]]
-		if m[2] < 0 {
-			out = append(append(out, seq...), "\x1b[?2004h"...)
-			enabled = false
-			continue
-		}
-		var kept []string
-		for _, field := range strings.Split(string(in[m[2]:m[3]]), ";") {
-			if n, err := strconv.ParseUint(field, 10, 64); err != nil || n != 2004 {
-				kept = append(kept, field)
-			}
-		}
-		if len(kept) == strings.Count(string(in[m[2]:m[3]]), ";")+1 {
-			out = append(out, seq...)
-			continue
-		}
-		enabled = in[m[4]] == 'h'
-		if len(kept) > 0 {
-			out = append(out, "\x1b[?"+strings.Join(kept, ";")+string(in[m[4]])...)
-		}
-	}
-	return append(out, in[last:]...), enabled
-}
-
-// filterSplit writes the chunks to a new ModeFilter, then flushes, and
-// returns the concatenated output and the filter.
-func filterSplit(parts [][]byte) ([]byte, *ModeFilter) {
-	var f ModeFilter
-	var out []byte
-	for _, c := range parts {
-		out = append(out, f.Write(c)...)
-	}
-	return append(out, f.Flush()...), &f
-}
-
-// FuzzModeFilterChunking requires that any split of the output gives the
-// output of a one-shot Write and Flush, and that this is the reference
-// filter's.
-func FuzzModeFilterChunking(f *testing.F) {
-	for _, tt := range modeFilterTests {
-		f.Add([]byte(tt.in), []byte{0})
-		f.Add([]byte(tt.in), []byte{2, 0, 5})
-	}
-	f.Fuzz(func(t *testing.T, in, cuts []byte) {
-		one, f1 := filterSplit([][]byte{bytes.Clone(in)})
-		many, fn := filterSplit(chunks(bytes.Clone(in), cuts))
-		if !bytes.Equal(many, one) || fn.Enabled() != f1.Enabled() {
-			t.Errorf("filter %q in chunks %v:\n got %q, Enabled %v\nwant %q, Enabled %v (one-shot)",
-				in, cuts, many, fn.Enabled(), one, f1.Enabled())
-		}
-		want, enabled := referenceFilter(in)
-		if !bytes.Equal(one, want) || f1.Enabled() != enabled {
-			t.Errorf("filter %q:\n got %q, Enabled %v\nwant %q, Enabled %v (reference)",
-				in, one, f1.Enabled(), want, enabled)
-		}
-	})
-}
-
-// FuzzModeFilterIdentity requires that output without "2004" and without
-// RIS passes through unchanged, whatever the chunking.
-func FuzzModeFilterIdentity(f *testing.F) {
-	for _, tt := range modeFilterTests {
-		f.Add([]byte(tt.in), []byte{0})
-	}
-	f.Add([]byte("\x1b[?1049h\x1b[?25l\x1b[31mred\x1b[0m\x1b[?200"), []byte{3, 1})
-	f.Fuzz(func(t *testing.T, in, cuts []byte) {
-		if bytes.Contains(in, []byte(pasteMode)) || bytes.Contains(in, []byte(reset)) {
-			return
-		}
-		got, flt := filterSplit(chunks(bytes.Clone(in), cuts))
-		if !bytes.Equal(got, in) || flt.Enabled() {
-			t.Errorf("filter %q in chunks %v = %q, Enabled %v; want it unchanged, false", in, cuts, got, flt.Enabled())
-		}
-	})
 }

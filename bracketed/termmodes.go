@@ -2,7 +2,7 @@ package bracketed
 
 import "strconv"
 
-// A decMode is a DEC private mode a ModeTracker follows: its number, and
+// A decMode is a DEC private mode an OutputFilter follows: its number, and
 // the final byte (h or l) that takes it away from the terminal's default.
 type decMode struct {
 	n  int
@@ -17,14 +17,20 @@ func (d decMode) off() byte {
 	return modeSet
 }
 
+// The final bytes of a mode set and reset.
+const modeSet, modeReset = 'h', 'l'
+
 // syncMode is synchronized output, which holds the terminal's drawing
 // until it is reset.
 const syncMode = 2026
 
-// decModes are the DEC private modes a ModeTracker follows, other than the
-// alternate screen's, in the order their resets are written:
-// synchronized output last, so that the terminal shows the whole reset at
-// once.
+// decModes are the DEC private modes an OutputFilter follows, other than
+// the alternate screen's and bracketed paste, in the order their resets are
+// written: synchronized output last, so that the terminal shows the whole
+// reset at once. They are those whose default is the same in every
+// terminal; a mode whose default a user sets (xterm's metaSendsEscape,
+// 1036, or the backarrow key, 67) cannot be put back without asking the
+// terminal first, and is not followed.
 var decModes = [...]decMode{
 	{9, modeSet},    // X10 mouse reporting
 	{1000, modeSet}, // mouse buttons
@@ -36,20 +42,111 @@ var decModes = [...]decMode{
 	{1015, modeSet}, // urxvt mouse encoding
 	{1016, modeSet}, // SGR pixel mouse encoding
 	{1004, modeSet}, // focus events
+	{2031, modeSet}, // colour scheme reports
+	{2048, modeSet}, // in-band resize reports
+	{5522, modeSet}, // kitty's clipboard paste events
+	{9001, modeSet}, // win32-input-mode (Windows Terminal)
+	{7727, modeSet}, // application escape key (mintty)
+	{1050, modeSet}, // termcap function keys (xterm)
+	{1051, modeSet}, // Sun function keys
+	{1052, modeSet}, // HP function keys
+	{1053, modeSet}, // SCO function keys
+	{1060, modeSet}, // legacy X11R6 keyboard
+	{1061, modeSet}, // VT220 keyboard
 	{1, modeSet},    // application cursor keys (DECCKM)
 	{66, modeSet},   // application keypad (DECNKM)
+	{3, modeSet},    // 132 columns (DECCOLM)
+	{6, modeSet},    // origin mode (DECOM)
+	{69, modeSet},   // left and right margins (DECLRMM)
+	{45, modeSet},   // reverse wraparound
 	{7, modeReset},  // no autowrap (DECAWM)
+	{12, modeSet},   // blinking cursor
 	{25, modeReset}, // hidden cursor (DECTCEM)
 	{syncMode, modeSet},
 }
 
 // decBit is the bit of the DEC mode n in termModes.dec, or 0 when n is not
 // followed.
-func decBit(n int) uint32 {
-	if n > syncMode {
-		return 0 // Most parameters of a long list: 2004 and the like.
+func decBit(n int) uint64 {
+	if i := decIndex(n); i >= 0 {
+		return 1 << i
 	}
-	for i, d := range decModes {
+	return 0
+}
+
+// decIndex is the index of the DEC mode n in decModes, or -1: a switch,
+// since it is asked for every parameter of every mode sequence (the cursor
+// hidden and shown around each frame).
+func decIndex(n int) int {
+	switch n {
+	case 9:
+		return 0
+	case 1000, 1001, 1002, 1003:
+		return 1 + n - 1000
+	case 1005, 1006:
+		return 5 + n - 1005
+	case 1015, 1016:
+		return 7 + n - 1015
+	case 1004:
+		return 9
+	case 2031:
+		return 10
+	case 2048:
+		return 11
+	case 5522:
+		return 12
+	case 9001:
+		return 13
+	case 7727:
+		return 14
+	case 1050, 1051, 1052, 1053:
+		return 15 + n - 1050
+	case 1060, 1061:
+		return 19 + n - 1060
+	case 1:
+		return 21
+	case 66:
+		return 22
+	case 3:
+		return 23
+	case 6:
+		return 24
+	case 69:
+		return 25
+	case 45:
+		return 26
+	case 7:
+		return 27
+	case 12:
+		return 28
+	case 25:
+		return 29
+	case syncMode:
+		return 30
+	}
+	return -1
+}
+
+// Bits of decModes that the resets of the terminal leave alone somewhere:
+// xterm.js's RIS leaves the cursor hidden and blinking; xterm's DECSTR
+// changes only the modes of decstrModes.
+var (
+	risKeeps    = decBit(25) | decBit(12)
+	decstrModes = decBit(1) | decBit(6) | decBit(66) | decBit(25)
+)
+
+// An ansiMode is an ANSI mode (ESC [ Pm h / l, no marker) an OutputFilter
+// follows, with the final byte that takes it away from its default.
+var ansiModes = [...]decMode{
+	{2, modeSet},    // keyboard locked (KAM)
+	{4, modeSet},    // insert (IRM)
+	{12, modeReset}, // local echo (SRM reset)
+	{20, modeSet},   // newline (LNM): Enter sends CR LF
+}
+
+// ansiBit is the bit of the ANSI mode n in termModes.ansi, or 0.
+func ansiBit(n int) uint8 {
+	for i, d := range ansiModes {
 		if d.n == n {
 			return 1 << i
 		}
@@ -67,22 +164,38 @@ const (
 	keypadOff      = "\x1b>"
 	otherKeysOff   = "\x1b[>4m" // modifyOtherKeys back to the terminal's own setting
 	cursorStyleOff = "\x1b[0 q" // the terminal's default cursor style
+	// marginsOff sets the scroll margins to the whole screen; it moves the
+	// cursor home, so the cursor is saved and restored around it.
+	marginsOff = "\x1b7\x1b[r\x1b8"
+	sgrOff     = "\x1b[m"
+	// charsetsOff designates ASCII in G0 to G3 and shifts G0 in.
+	charsetsOff = "\x1b(B\x1b)B\x1b*B\x1b+B\x0f"
+	shiftIn     = "\x0f"
+	syncOn      = "\x1b[?2026h"
+	syncOff     = "\x1b[?2026l"
 )
 
-// kittyPopAll is the count of a pop that empties a kitty keyboard stack
-// of unknown depth: terminals keep few entries (kitty 8), and a pop of more
-// than a stack holds empties it and resets the flags.
-const kittyPopAll = 256
-
-// termModes is the state the child has set at the terminal, as far as a
-// ModeTracker follows it. The zero value is the terminal's default.
+// termModes is the state the child has set at the terminal, as far as an
+// OutputFilter follows it. The zero value is the terminal's default. Where
+// terminals differ in what a reset sequence resets, the state keeps what
+// any of them may have left: resetting a mode that is already at its
+// default does nothing.
 type termModes struct {
-	dec         uint32        // DEC modes away from their default (bits of decModes)
+	dec         uint64        // DEC modes away from their default (bits of decModes)
 	alt         int           // the alternate screen mode in effect (47, 1047, 1049), or 0
 	keypad      bool          // application keypad (ESC =)
+	ansi        uint8         // ANSI modes away from their default (bits of ansiModes)
 	kitty       [2]kittyStack // the kitty keyboard stacks of the main and alternate screens
 	otherKeys   int           // the modifyOtherKeys level, 0 for off
 	cursorStyle int           // the DECSCUSR style, 0 for the terminal's default
+	margins     bool          // scroll margins set (DECSTBM)
+	sgr         bool          // character attributes set (SGR)
+	charsets    [4]bool       // G0 to G3 designated as other than ASCII
+	gl          uint8         // the set shifted in (SO, LS2, LS3), G0 by default
+
+	// The DEC modes saved with XTSAVE, for XTRESTORE.
+	saved, savedKnown uint64
+	savedAlt          int
 }
 
 // screen is the index in kitty of the screen shown.
@@ -93,68 +206,139 @@ func (m *termModes) screen() int {
 	return 0
 }
 
-// apply records the effect of the control sequence c, ended by final.
-func (m *termModes) apply(c *csiParams, final byte) {
-	if c.bad || c.marker != 0 && c.ninter > 0 {
-		return
-	}
-	switch {
-	case c.marker == '?' && (final == modeSet || final == modeReset):
-		m.setDEC(c.dec, c.alt, final == modeSet)
-	case c.marker == '>' && final == 'u':
-		m.kitty[m.screen()].push(c.arg(0, 0))
-	case c.marker == '<' && final == 'u':
-		m.kitty[m.screen()].pop(c.arg(0, 1))
-	case c.marker == '=' && final == 'u':
-		m.kitty[m.screen()].set(c.arg(0, 0), c.arg(1, 1))
-	case c.marker == '>' && final == 'm':
-		m.modifyOtherKeys(c)
-	case c.marker == '>' && final == 'n' && (c.n == 0 || c.arg(0, -1) == 4):
-		m.otherKeys = 0
-	case c.marker == 0 && c.ninter == 1 && c.inter == ' ' && final == 'q':
-		m.cursorStyle = max(c.arg(0, 0), 0)
+// ris records RIS, the terminal's full reset.
+func (m *termModes) ris() {
+	*m = termModes{dec: m.dec & risKeeps, ansi: m.ansi & ansiBit(20)}
+}
+
+// decstr records DECSTR, the soft reset: only what every terminal resets
+// with it is taken as reset.
+func (m *termModes) decstr() {
+	m.dec &^= decstrModes
+	m.keypad = false
+	m.ansi &^= ansiBit(4)
+	m.otherKeys, m.cursorStyle = 0, 0
+	m.margins, m.sgr = false, false
+	m.charsets, m.gl = [4]bool{}, 0
+}
+
+// designate records ESC I F, the designation of a character set to G0
+// (I '(') to G3 ('+', or '/' for 96-character sets): F 'B' is ASCII.
+// multi reports more intermediate bytes (a set named by two bytes).
+func (m *termModes) designate(i, f byte, multi bool) {
+	g := (i - '(') & 3
+	m.charsets[g] = multi || f != 'B'
+}
+
+// shift records the control c: SO shifts G1 in, SI G0.
+func (m *termModes) shift(c byte) {
+	switch c {
+	case so:
+		m.gl = 1
+	case si:
+		m.gl = 0
 	}
 }
 
-// setDEC sets (on) or resets the DEC modes in bits, and the alternate
-// screen mode alt when it is not 0.
-func (m *termModes) setDEC(bits uint32, alt int, on bool) {
-	for i, d := range decModes {
-		if bits&(1<<i) == 0 {
-			continue
+// Shift controls.
+const (
+	so = 0x0e
+	si = 0x0f
+)
+
+// setDEC records the DEC mode n set (on) or reset.
+func (m *termModes) setDEC(n int, on bool) {
+	if isAltScreen(n) {
+		switch {
+		case on:
+			m.alt = n
+		case m.alt != 0:
+			m.alt = 0
 		}
-		if on == (d.on == modeSet) {
-			m.dec |= 1 << i
-		} else {
-			m.dec &^= 1 << i
-		}
+		return
 	}
-	switch {
-	case alt != 0 && on:
-		m.alt = alt
-	case alt != 0:
-		m.alt = 0
+	i := decIndex(n)
+	if i < 0 {
+		return
+	}
+	bit := uint64(1) << i
+	if on == (decModes[i].on == modeSet) {
+		m.dec |= bit
+	} else {
+		m.dec &^= bit
+	}
+}
+
+// save records XTSAVE of the DEC mode n.
+func (m *termModes) save(n int) {
+	if isAltScreen(n) {
+		m.savedAlt = m.alt
+		return
+	}
+	bit := decBit(n)
+	m.savedKnown |= bit
+	m.saved = m.saved&^bit | m.dec&bit
+}
+
+// restore records XTRESTORE of the DEC mode n: in a terminal that has it,
+// the mode is what was saved, and in one that does not, it is unchanged;
+// the state keeps whichever is away from the default.
+func (m *termModes) restore(n int) {
+	if isAltScreen(n) {
+		if m.alt == 0 {
+			m.alt = m.savedAlt
+		}
+		return
+	}
+	bit := decBit(n)
+	m.dec |= m.saved & m.savedKnown & bit
+}
+
+// setANSI records the ANSI mode n set (on) or reset.
+func (m *termModes) setANSI(n int, on bool) {
+	bit := ansiBit(n)
+	if bit == 0 {
+		return
+	}
+	i := 0
+	for ansiModes[i].n != n {
+		i++
+	}
+	if on == (ansiModes[i].on == modeSet) {
+		m.ansi |= bit
+	} else {
+		m.ansi &^= bit
 	}
 }
 
 // modifyOtherKeys records ESC [ > Pp ; Pv m: Pp 4 is modifyOtherKeys, and
 // no parameters at all set every key modifier option back.
-func (m *termModes) modifyOtherKeys(c *csiParams) {
+func (m *termModes) modifyOtherKeys(s *Seq) {
 	switch {
-	case c.n == 0:
+	case s.NParams == 0:
 		m.otherKeys = 0
-	case c.arg(0, -1) == 4:
-		m.otherKeys = max(c.arg(1, 0), 0)
+	case s.Param(0, -1) == 4:
+		m.otherKeys = max(s.Param(1, 0), 0)
 	}
 }
 
 // appendReset appends the sequences that undo what is on (see
-// ModeTracker.AppendReset).
+// OutputFilter.AppendReset).
 func (m *termModes) appendReset(dst []byte) []byte {
-	dst = m.kitty[m.screen()].appendReset(dst)
 	if m.alt != 0 {
+		dst = m.kitty[1].appendReset(dst)
 		dst = appendDEC(dst, m.alt, modeReset)
-		dst = m.kitty[0].appendReset(dst)
+	}
+	dst = m.kitty[0].appendReset(dst)
+	if m.alt == 0 && !m.kitty[1].clear() {
+		// Left there, the stack of the alternate screen is the next
+		// full-screen program's: the screen is entered to empty it, in a
+		// synchronized update that the terminal shows as one.
+		dst = append(dst, syncOn...)
+		dst = appendDEC(dst, 1049, modeSet)
+		dst = m.kitty[1].appendReset(dst)
+		dst = appendDEC(dst, 1049, modeReset)
+		dst = append(dst, syncOff...)
 	}
 	for i, d := range decModes {
 		if m.dec&(1<<i) != 0 && d.n != syncMode {
@@ -164,11 +348,30 @@ func (m *termModes) appendReset(dst []byte) []byte {
 	if m.keypad {
 		dst = append(dst, keypadOff...)
 	}
+	for i, d := range ansiModes {
+		if m.ansi&(1<<i) != 0 {
+			dst = appendANSI(dst, d.n, d.off())
+		}
+	}
 	if m.otherKeys != 0 {
 		dst = append(dst, otherKeysOff...)
 	}
 	if m.cursorStyle != 0 {
 		dst = append(dst, cursorStyleOff...)
+	}
+	if m.margins {
+		dst = append(dst, marginsOff...)
+	}
+	if m.sgr {
+		dst = append(dst, sgrOff...)
+	}
+	for g, other := range m.charsets {
+		if other {
+			dst = append(dst, esc, "()*+"[g], 'B')
+		}
+	}
+	if m.gl != 0 {
+		dst = append(dst, shiftIn...)
 	}
 	if m.dec&decBit(syncMode) != 0 {
 		dst = appendDEC(dst, syncMode, modeReset)
@@ -177,12 +380,19 @@ func (m *termModes) appendReset(dst []byte) []byte {
 }
 
 // appendRestore appends the sequences that set what is on again (see
-// ModeTracker.AppendRestore).
+// OutputFilter.AppendRestore).
 func (m *termModes) appendRestore(dst []byte) []byte {
 	dst = m.kitty[0].appendRestore(dst)
-	if m.alt != 0 {
+	switch {
+	case m.alt != 0:
 		dst = appendDEC(dst, m.alt, modeSet)
 		dst = m.kitty[1].appendRestore(dst)
+	case !m.kitty[1].clear():
+		dst = append(dst, syncOn...)
+		dst = appendDEC(dst, 1049, modeSet)
+		dst = m.kitty[1].appendRestore(dst)
+		dst = appendDEC(dst, 1049, modeReset)
+		dst = append(dst, syncOff...)
 	}
 	for i, d := range decModes {
 		if m.dec&(1<<i) != 0 && d.n != syncMode {
@@ -191,6 +401,11 @@ func (m *termModes) appendRestore(dst []byte) []byte {
 	}
 	if m.keypad {
 		dst = append(dst, keypadOn...)
+	}
+	for i, d := range ansiModes {
+		if m.ansi&(1<<i) != 0 {
+			dst = appendANSI(dst, d.n, d.on)
+		}
 	}
 	if m.otherKeys != 0 {
 		dst = strconv.AppendInt(append(dst, "\x1b[>4;"...), int64(m.otherKeys), 10)
@@ -205,91 +420,166 @@ func (m *termModes) appendRestore(dst []byte) []byte {
 
 // appendDEC appends ESC [ ? n final.
 func appendDEC(dst []byte, n int, final byte) []byte {
-	dst = strconv.AppendInt(append(dst, csiPrivate...), int64(n), 10)
+	dst = strconv.AppendInt(append(dst, "\x1b[?"...), int64(n), 10)
 	return append(dst, final)
 }
 
-// kittyKeep is how many entries of a kitty keyboard stack are remembered
-// for a restore: more than terminals keep (kitty 8).
-const kittyKeep = 16
+// appendANSI appends ESC [ n final.
+func appendANSI(dst []byte, n int, final byte) []byte {
+	dst = strconv.AppendInt(append(dst, "\x1b["...), int64(n), 10)
+	return append(dst, final)
+}
 
-// kittyStack is one screen's kitty keyboard stack as the child has changed
-// it: the entries it pushed and has not popped, and the flags it set
-// without a push, on the entry below them.
+// AppendFullReset appends to dst the reset of every mode an OutputFilter
+// follows, whatever its state, for a terminal left in an unknown state:
+// the kitty keyboard stacks of both screens emptied, the alternate screen
+// left (1047: without the cursor restore of 1049, which would move the
+// cursor of a terminal that was not on it), then the other modes as
+// AppendReset writes them, and bracketed paste off.
+func AppendFullReset(dst []byte) []byte {
+	dst = appendKittyPop(dst, kittyPopAll)
+	dst = appendDEC(dst, 1047, modeReset)
+	dst = appendKittyPop(dst, kittyPopAll)
+	dst = append(dst, syncOn...)
+	dst = appendDEC(dst, 1049, modeSet)
+	dst = appendKittyPop(dst, kittyPopAll)
+	dst = appendDEC(dst, 1049, modeReset)
+	dst = append(dst, syncOff...)
+	for _, d := range decModes {
+		if d.n != syncMode {
+			dst = appendDEC(dst, d.n, d.off())
+		}
+	}
+	dst = append(dst, keypadOff...)
+	for _, d := range ansiModes {
+		dst = appendANSI(dst, d.n, d.off())
+	}
+	dst = append(dst, otherKeysOff...)
+	dst = append(dst, cursorStyleOff...)
+	dst = append(dst, marginsOff...)
+	dst = append(dst, sgrOff...)
+	dst = append(dst, charsetsOff...)
+	dst = appendDEC(dst, 2004, modeReset)
+	return appendDEC(dst, syncMode, modeReset)
+}
+
+// kittySlots is the size of kitty's keyboard stack: its base entry and
+// seven above it.
+const kittySlots = 8
+
+// kittyPopAll is the count of a pop that empties a kitty keyboard stack
+// whatever its depth: kitty keeps 8 entries, alacritty 4096.
+const kittyPopAll = 4096
+
+// kittyStack is one screen's kitty keyboard stack as kitty keeps it
+// (kitty/screen.c): slots of flags, the low seven bits, and a bit that
+// marks the slot in use. The current flags are those of the highest slot
+// in use. CSI = sets the current slot, the base (slot 0) when none is in
+// use; CSI > marks the current slot in use and writes the next one, and
+// when the stack is full drops the oldest; CSI < n clears the n highest
+// slots in use. Alacritty keeps a deeper stack, with the flags set by
+// CSI = apart from it; depth counts its entries, so that a reset empties
+// it too.
 type kittyStack struct {
-	depth int            // entries pushed and not popped
-	top   [kittyKeep]int // the flags of the top entries known, oldest first
-	known int            // how many of top are known: depth, unless pops went below the oldest kept
-	base  int            // the flags set with ESC [ = on the entry the child found (depth 0)
+	slots [kittySlots]uint8
+	depth int // entries pushed and not popped, however deep
 }
 
-// push records ESC [ > flags u. Past kittyKeep entries the oldest is
-// forgotten, as a terminal evicts it, but the depth still counts it.
+const kittyInUse = 0x80
+
+// top is the index of the highest slot in use, or -1.
+func (k *kittyStack) top() int {
+	for i := kittySlots - 1; i >= 0; i-- {
+		if k.slots[i]&kittyInUse != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// clear reports whether the stack acts as it does when the terminal
+// starts: nothing pushed, and no flags set (a base slot in use with no
+// flags acts as none).
+func (k *kittyStack) clear() bool {
+	t := k.top()
+	return k.depth == 0 && (t < 0 || t == 0 && k.slots[0] == kittyInUse)
+}
+
+// push records ESC [ > flags u.
 func (k *kittyStack) push(flags int) {
-	k.depth = min(k.depth+1, maxParam)
-	if k.known == kittyKeep {
-		copy(k.top[:], k.top[1:])
-		k.known--
+	k.depth = min(k.depth+1, kittyPopAll)
+	q := uint8(max(flags, 0)&0x7f) | kittyInUse
+	cur := max(k.top(), 0)
+	if cur == kittySlots-1 {
+		copy(k.slots[:], k.slots[1:])
+	} else {
+		k.slots[cur] |= kittyInUse
+		cur++
 	}
-	k.top[k.known] = max(flags, 0)
-	k.known++
+	k.slots[cur] = q
 }
 
-// pop records ESC [ < n u. A pop that empties the stack resets every flag,
-// the base's too.
+// pop records ESC [ < n u.
 func (k *kittyStack) pop(n int) {
-	if n <= 0 {
-		return // ESC [ < 0 u pops nothing; a sub-parameter is not a count.
+	k.depth = max(k.depth-n, 0)
+	for i := kittySlots - 1; n > 0 && i >= 0; i-- {
+		if k.slots[i]&kittyInUse != 0 {
+			k.slots[i] = 0
+			n--
+		}
 	}
-	if n >= k.depth {
-		*k = kittyStack{}
-		return
-	}
-	k.depth -= n
-	k.known = max(k.known-n, 0)
 }
 
 // set records ESC [ = flags ; how u: how 1 sets the flags, 2 adds them, 3
-// removes them, on the top entry, or on the base when nothing is pushed.
+// removes them, on the current slot, or on the base when none is in use;
+// any other how leaves the flags but marks the slot in use.
 func (k *kittyStack) set(flags, how int) {
-	cur := &k.base
-	switch {
-	case k.depth > 0 && k.known == 0:
-		return // An entry the tracker no longer knows.
-	case k.depth > 0:
-		cur = &k.top[k.known-1]
-	}
-	flags = max(flags, 0)
+	i := max(k.top(), 0)
+	cur := k.slots[i] &^ kittyInUse
+	q := uint8(max(flags, 0) & 0x7f)
 	switch how {
 	case 1:
-		*cur = flags
+		cur = q
 	case 2:
-		*cur |= flags
+		cur |= q
 	case 3:
-		*cur &^= flags
+		cur &^= q
 	}
+	k.slots[i] = cur | kittyInUse
 }
 
-// appendReset pops what the child pushed and clears the flags it set on
-// the entry it found.
+// appendReset empties the stack: a pop of the slots in use above the base,
+// and of the base when it has flags, or of every entry pushed, whichever
+// is more (a pop of more than a stack holds clears it).
 func (k *kittyStack) appendReset(dst []byte) []byte {
-	if k.depth > 0 {
-		dst = appendKittyPop(dst, k.depth)
+	if k.clear() {
+		return dst
 	}
-	if k.base != 0 {
-		dst = append(dst, "\x1b[=0;1u"...)
+	n := 0
+	if k.slots[0]&^kittyInUse != 0 {
+		n++
 	}
-	return dst
+	for _, s := range k.slots[1:] {
+		if s&kittyInUse != 0 {
+			n++
+		}
+	}
+	return appendKittyPop(dst, max(n, k.depth))
 }
 
-// appendRestore sets the base flags and pushes the entries known again.
+// appendRestore fills the empty stack again: the base's flags set (a push
+// marks the base in use anyway), then the slots above it pushed.
 func (k *kittyStack) appendRestore(dst []byte) []byte {
-	if k.base != 0 {
-		dst = strconv.AppendInt(append(dst, "\x1b[="...), int64(k.base), 10)
+	if k.clear() {
+		return dst
+	}
+	t := max(k.top(), 0)
+	if base := k.slots[0] &^ kittyInUse; base != 0 {
+		dst = strconv.AppendInt(append(dst, "\x1b[="...), int64(base), 10)
 		dst = append(dst, ";1u"...)
 	}
-	for _, f := range k.top[:k.known] {
-		dst = strconv.AppendInt(append(dst, "\x1b[>"...), int64(f), 10)
+	for _, s := range k.slots[1 : t+1] {
+		dst = strconv.AppendInt(append(dst, "\x1b[>"...), int64(s&^kittyInUse), 10)
 		dst = append(dst, 'u')
 	}
 	return dst

@@ -1,31 +1,30 @@
 package capture
 
 import (
-	"bytes"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/pbwrap/pbwrap/bracketed"
 )
 
-// Output is the filter on the child's output. It follows the terminal
-// modes the child sets (bracketed.ModeTracker), so that pbwrap can undo
-// them when it gives the terminal back and set them again when it takes it
+// Output is the filter on the child's output (bracketed.OutputFilter): it
+// follows the terminal modes the child sets, so that pbwrap can undo them
+// when it gives the terminal back and set them again when it takes it
 // over (AppendReset, AppendRestore); it drops the child's requests to read
 // the terminal's clipboard, unless they are allowed; and it tracks the
-// child's bracketed paste mode and hides the child's own mode 2004 changes
-// from the terminal, where pbwrap keeps the mode on (bracketed.ModeFilter).
-// It is not safe for concurrent use, except Mode.
+// child's bracketed paste mode and keeps the child from turning the
+// terminal's off, where pbwrap keeps it on. It is not safe for concurrent
+// use, except Mode.
 //
 // An incomplete escape sequence at the end of a read is held until the
-// rest arrives, however long that takes, and released only at the end of
-// the output: releasing it early could let the rest complete a mode 2004
+// rest arrives, however long that takes, and dropped at the end of the
+// output: releasing it early could let the rest complete a mode 2004
 // reset at the terminal, and a terminal shows nothing of an incomplete
 // sequence anyway.
 type Output struct {
-	modes   bracketed.ModeTracker // first: drops clipboard reads, follows the modes
-	mode    bracketed.ModeFilter  // then: hides mode 2004
+	f       bracketed.OutputFilter
 	was     bool
 	dropped int
 	logf    func(string, ...any)
@@ -37,6 +36,10 @@ type OutputConfig struct {
 	// AllowClipboardRead lets the child's requests to read the terminal's
 	// clipboard (OSC 52 "?", OSC 5522 type=read) reach the terminal.
 	AllowClipboardRead bool
+	// EightBit reads the output as a terminal in an 8-bit locale does,
+	// with every byte from 0x80 to 0x9F a C1 control (see
+	// bracketed.Tokenizer); otherwise it is read as UTF-8.
+	EightBit bool
 	// Logf, if not nil, hears of every clipboard request dropped; Debugf,
 	// if not nil, of every change of the child's bracketed paste mode and
 	// of what is written to reset and restore the child's modes.
@@ -52,18 +55,19 @@ func NewOutput(cfg OutputConfig) *Output {
 	if o.debugf == nil {
 		o.debugf = func(string, ...any) {}
 	}
-	o.modes.AllowClipboardRead = cfg.AllowClipboardRead
+	o.f.AllowClipboardRead = cfg.AllowClipboardRead
+	o.f.EightBit = cfg.EightBit
 	return o
 }
 
 // Mode reports whether the child has bracketed paste on. Safe for
 // concurrent use: Input asks it from the input goroutine.
-func (o *Output) Mode() bool { return o.mode.Enabled() }
+func (o *Output) Mode() bool { return o.f.Enabled() }
 
-// Passing implements ptyproxy.Passer: text without ESC goes through
-// unchanged, however long, unless a sequence is under way.
+// Passing implements ptyproxy.Passer: plain text goes through unchanged,
+// however long, unless a sequence is under way.
 func (o *Output) Passing() int {
-	if o.modes.Idle() && !o.mode.Pending() {
+	if o.f.Idle() {
 		return math.MaxInt
 	}
 	return 0
@@ -71,10 +75,7 @@ func (o *Output) Passing() int {
 
 // Filter passes the child's output p on to the terminal w.
 func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
-	if o.modes.Idle() && !o.mode.Pending() && bytes.IndexByte(p, 0x1b) < 0 {
-		return time.Time{}, write(w, p) // Text, without ESC: one look for both filters.
-	}
-	err := write(w, o.mode.Write(o.modes.Write(p)))
+	err := write(w, o.f.Write(p))
 	o.noteChanges()
 	return time.Time{}, err
 }
@@ -82,24 +83,21 @@ func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
 // Flush does nothing: Filter never asks for a deadline (see Output).
 func (o *Output) Flush(io.Writer, time.Time) (time.Time, error) { return time.Time{}, nil }
 
-// Close releases what is held at the end of the output (a clipboard
-// request cut short is dropped).
+// Close ends the output: a control string the child left open is ended,
+// an unfinished sequence dropped.
 func (o *Output) Close(w io.Writer) error {
-	err := write(w, o.mode.Write(o.modes.Flush()))
-	if err2 := write(w, o.mode.Flush()); err == nil {
-		err = err2
-	}
+	err := write(w, o.f.Close())
 	o.noteChanges()
 	return err
 }
 
 // AppendReset appends to dst what undoes, at the terminal, the modes the
-// child has on (see bracketed.ModeTracker.AppendReset); AppendRestore what
+// child has on (see bracketed.OutputFilter.AppendReset); AppendRestore what
 // sets them again. Neither covers bracketed paste, which is pbwrap's own.
 // They must not be called concurrently with Filter or Close.
 func (o *Output) AppendReset(dst []byte) []byte {
 	n := len(dst)
-	dst = o.modes.AppendReset(dst)
+	dst = o.f.AppendReset(dst)
 	if len(dst) > n {
 		o.debugf("terminal: resetting the child's modes: %q", dst[n:])
 	}
@@ -109,7 +107,7 @@ func (o *Output) AppendReset(dst []byte) []byte {
 // AppendRestore: see AppendReset.
 func (o *Output) AppendRestore(dst []byte) []byte {
 	n := len(dst)
-	dst = o.modes.AppendRestore(dst)
+	dst = o.f.AppendRestore(dst)
 	if len(dst) > n {
 		o.debugf("terminal: restoring the child's modes: %q", dst[n:])
 	}
@@ -119,11 +117,11 @@ func (o *Output) AppendRestore(dst []byte) []byte {
 // noteChanges logs a change of the child's bracketed paste mode and the
 // clipboard requests dropped since the last call.
 func (o *Output) noteChanges() {
-	if on := o.mode.Enabled(); on != o.was {
+	if on := o.f.Enabled(); on != o.was {
 		o.was = on
 		o.debugf("child bracketed paste mode: %v", on)
 	}
-	if n := o.modes.Dropped(); n > o.dropped {
+	if n := o.f.Dropped(); n > o.dropped {
 		o.logf("output: dropped %d request(s) from the child to read the terminal's clipboard (OSC 52 or 5522); --allow-clipboard-read lets them through", n-o.dropped)
 		o.dropped = n
 	}
@@ -135,4 +133,26 @@ func write(w io.Writer, p []byte) error {
 	}
 	_, err := w.Write(p)
 	return err
+}
+
+// LocaleEightBit reports whether the locale that getenv describes (LC_ALL,
+// else LC_CTYPE, else LANG) names a character set other than UTF-8, as in
+// "en_US.ISO-8859-1": a terminal that runs in it reads bytes 0x80 to 0x9F
+// as C1 controls (OutputConfig.EightBit). A locale with no character set
+// ("C", "POSIX", "en_US") is taken for UTF-8, which every current terminal
+// uses whatever the locale says, and which agents write.
+func LocaleEightBit(getenv func(string) string) bool {
+	loc := ""
+	for _, name := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if loc = getenv(name); loc != "" {
+			break
+		}
+	}
+	_, set, ok := strings.Cut(loc, ".")
+	if !ok {
+		return false
+	}
+	set, _, _ = strings.Cut(set, "@")
+	set = strings.ToLower(strings.ReplaceAll(set, "-", ""))
+	return set != "" && set != "utf8"
 }

@@ -76,8 +76,9 @@ type Filter interface {
 
 // A Passer is a Filter that can tell, between two calls, how much plain
 // text its next call passes on unchanged. Plain text is bytes with no
-// ESC, and its characters are its bytes that do not continue a UTF-8
-// sequence. Passing returns n, 0 for none: a call to Filter with plain
+// ESC and none that is or starts a C1 control (0x80 to 0x9F, and 0xC2,
+// which starts one in UTF-8), and its characters are its bytes that do not
+// continue a UTF-8 sequence. Passing returns n, 0 for none: a call to Filter with plain
 // text of at most n characters, whatever its time, writes that text whole
 // and unchanged, and nothing else, before it returns.
 //

@@ -355,18 +355,13 @@ func (p *pump) note(err error) {
 // read (output, a paste) first with the vectorized search for ESC, and
 // its characters counted only up to n+1.
 func plainWithin(b []byte, n int) bool {
-	if len(b) > 64 {
-		if bytes.IndexByte(b, 0x1b) >= 0 {
-			return false
-		}
-		if len(b) <= n {
-			return true
-		}
+	if len(b) > 64 && bytes.IndexByte(b, 0x1b) >= 0 {
+		return false
 	}
 	chars := 0
 	for _, c := range b {
-		if c == 0x1b {
-			return false
+		if c == 0x1b || c == 0xc2 || c >= 0x80 && c <= 0x9f {
+			return false // ESC, or a byte that is or starts a C1 control.
 		}
 		if c&0xc0 != 0x80 {
 			if chars++; chars > n {

@@ -30,9 +30,6 @@ stty sane too.`,
 	lenient: true,
 }
 
-// sgrReset sets text attributes (colors, bold, underline) back to normal.
-const sgrReset = "\x1b[m"
-
 func runResetTerminal(c *command, cfg *config, args []string) error {
 	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
 		return err
@@ -49,12 +46,9 @@ func runResetTerminal(c *command, cfg *config, args []string) error {
 }
 
 // fullReset is what reset-terminal writes: the reset of every mode pbwrap
-// follows in its child's output, bracketed paste off, plain text.
-func fullReset() []byte {
-	b := bracketed.AppendFullReset(nil)
-	b = append(b, bracketedOff...)
-	return append(b, sgrReset...)
-}
+// follows in its child's output, plain text and bracketed paste off among
+// them.
+func fullReset() []byte { return bracketed.AppendFullReset(nil) }
 
 // controllingTerminal returns the terminal to write to: standard output
 // when it is a terminal, else the process's controlling terminal, with

@@ -134,7 +134,12 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	if repeat == 0 {
 		repeat = -1 // Off: capture's zero is its default.
 	}
-	out := capture.NewOutput(capture.OutputConfig{AllowClipboardRead: cfg.allowClipboardRead, Logf: logs.logf, Debugf: logs.debugf})
+	out := capture.NewOutput(capture.OutputConfig{
+		AllowClipboardRead: cfg.allowClipboardRead,
+		EightBit:           capture.LocaleEightBit(os.Getenv),
+		Logf:               logs.logf,
+		Debugf:             logs.debugf,
+	})
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
