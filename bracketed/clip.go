@@ -41,7 +41,8 @@ const (
 // has a field type=read. The number is read with leading zeros and
 // without the C0 controls and DEL that terminals skip (xterm.js removes
 // C0 controls from the whole string), and also as kitty reads it, by its
-// first five digits only.
+// first five digits only. Bytes from 0x80 up are skipped as C0 controls
+// are: a terminal may drop them, and see a read the bytes hide.
 type clipHeader struct {
 	stage  clipStage
 	digits int // digits of the number, leading zeros included
@@ -65,9 +66,10 @@ func (h *clipHeader) kind() clipKind {
 	return clipNone
 }
 
-// skipped reports whether terminals skip c inside an OSC: a C0 control
-// (BEL, CAN, SUB and ESC end the string before it gets here) or DEL.
-func skipped(c byte) bool { return c < 0x20 || c == del }
+// skipped reports whether a terminal may skip c inside an OSC: a C0
+// control (BEL, CAN, SUB and ESC end the string before it gets here), DEL,
+// or a byte of a non-ASCII character (xterm.js drops invalid UTF-8).
+func skipped(c byte) bool { return c < 0x20 || c >= del }
 
 // feed reads the next byte of the OSC's contents.
 func (h *clipHeader) feed(c byte) clipVerdict {

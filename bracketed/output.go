@@ -345,7 +345,20 @@ func (f *OutputFilter) move(o *output, i int) {
 
 // passHeld passes the held sequence, which ends at j, as it is.
 func (f *OutputFilter) passHeld(o *output, j int) {
-	if len(f.held) > 0 {
+	switch {
+	case f.z.Seq.C1:
+		// In its 7-bit form, which every terminal reads: most ignore C1
+		// controls in UTF-8, and then read what follows as text, or as the
+		// string they are in.
+		f.held = append(f.held, o.src[f.from:j]...)
+		n := 1
+		if f.held[0] == 0xc2 && !f.EightBit {
+			n = 2
+		}
+		c := f.held[n-1] - 0x40
+		f.held = append(f.held[:0], append([]byte{esc, c}, f.held[n:]...)...)
+		o.replace(f.from, j, f.held)
+	case len(f.held) > 0:
 		f.held = append(f.held, o.src[f.from:j]...)
 		o.replace(f.from, j, f.held)
 	}
@@ -449,10 +462,10 @@ func (f *OutputFilter) control(s *Seq) (keep bool, rep []byte, after string) {
 		case modeSet, modeReset:
 			return f.ansiModes(s)
 		case 'r':
-			m.margins = s.NParams > 0 && (s.Param(0, 1) > 1 || s.NParams > 1)
+			m.setMargins(s.NParams > 0 && (s.Param(0, 1) > 1 || s.NParams > 1))
 		}
 	case s.Marker == 0 && inter == ' ' && s.Final == 'q':
-		m.cursorStyle = s.Param(0, 0)
+		m.cursorStyle = s.Param(0, 1) // Left out: 1, a blinking block (xterm, xterm.js).
 	case s.Marker == 0 && inter == '!' && s.Final == 'p': // DECSTR
 		m.decstr()
 		f.enabled.Store(false)
@@ -668,6 +681,8 @@ func (f *OutputFilter) stringEnd(o *output, i, j int) {
 	pend := f.pendEsc
 	f.pendEsc = false
 	cutBySeq := term == TermCut && (pend || i < len(o.src) && (o.src[i] == esc || o.src[i] >= 0x80))
+	// A C1 ST ends the string in its 7-bit form, which every terminal reads.
+	c1 := term == TermST && !pend && o.src[i] != esc
 	switch f.str {
 	case strHeader:
 		v := f.clip.end(term)
@@ -675,17 +690,24 @@ func (f *OutputFilter) stringEnd(o *output, i, j int) {
 			f.move(o, i)
 			f.held = append(f.held, esc)
 		}
-		f.decideClip(o, j, v)
+		if c1 {
+			f.decideClip(o, i, v)
+			f.endC1(o, i, j)
+		} else {
+			f.decideClip(o, j, v)
+		}
 		if f.str == strPass && cutBySeq {
 			o.replace(j, j, []byte(stringTerminator))
 		}
 	case strDrop:
 		o.replace(i, j, nil)
 	case strPass:
-		if pend && term == TermST {
+		switch {
+		case pend && term == TermST:
 			o.replace(i, i, []byte{esc})
-		}
-		if cutBySeq {
+		case c1:
+			f.endC1(o, i, j)
+		case cutBySeq:
 			o.replace(i, i, []byte(stringTerminator))
 		}
 	}
@@ -694,6 +716,16 @@ func (f *OutputFilter) stringEnd(o *output, i, j int) {
 		f.hold(i)
 		f.held = append(f.held, esc)
 	}
+}
+
+// endC1 writes the C1 ST p[i:j] of a string as ESC \, or drops it with
+// the string.
+func (f *OutputFilter) endC1(o *output, i, j int) {
+	if f.str == strDrop {
+		o.replace(i, j, nil)
+		return
+	}
+	o.replace(i, j, []byte(stringTerminator))
 }
 
 // plainText reports whether p is text that changes nothing the filter

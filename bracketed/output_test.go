@@ -86,15 +86,16 @@ var outputTests = []struct {
 	{name: "longest kept", in: "\x1b[" + strings.Repeat("0", maxSeq-3) + "m", out: same},
 
 	// 8-bit C1 controls act as their 7-bit forms, encoded or alone.
-	{name: "C1 CSI", in: "\u009b?2004l\u009b?1049h", out: "\u009b?1049h", reset: "\x1b[?1049l", restore: "\x1b[?1049h"},
-	{name: "C1 CSI, a lone byte", in: "\x9b?2004h\x9b?1000h", out: "\x9b?1000h", enabled: true, reset: "\x1b[?1000l", restore: "\x1b[?1000h"},
+	{name: "C1 CSI", in: "\u009b?2004l\u009b?1049h", out: "\x1b[?1049h", reset: "\x1b[?1049l", restore: "\x1b[?1049h"},
+	{name: "C1 CSI, a lone byte", in: "\x9b?2004h\x9b?1000h", out: "\x1b[?1000h", enabled: true, reset: "\x1b[?1000l", restore: "\x1b[?1000h"},
 	{name: "C1 CSI inside a CSI", in: "\x1b[?1\u009b?2004l", out: ""},
 	{name: "C1 ST ends a sequence", in: "\x1b[?10\u009c49h", out: "49h"},
 	{name: "C1 that acts ends a sequence", in: "\x1b[?20\u008504l", out: "\u008504l"},
 	{name: "C1 controls in text", in: "a\u0085b\u009cc\x85d", out: same},
 	{name: "UTF-8 continuation bytes are not C1", in: "\u2500\u251b\u276f\u26d4", out: same},
 	{name: "C1 OSC read", in: "\u009d52;c;?\u009cx\x9d52;c;?\ay", out: "xy", dropped: 2},
-	{name: "C1 DCS", in: "\u0090$qm\u009c", out: same},
+	{name: "C1 DCS", in: "\u0090$qm\u009c", out: "\x1bP$qm\x1b\\"},
+	{name: "C1 ST", in: "\x1b]0;t\u009cx\x1b]0;t\x9c", out: "\x1b]0;t\x1b\\x\x1b]0;t\x1b\\"},
 
 	// Sequences that change how the terminal reads or answers are dropped.
 	{name: "S8C1T", in: "a\x1b Gb\x1b Fc", out: "ab\x1b Fc"},
@@ -188,7 +189,7 @@ var outputTests = []struct {
 	{name: "key modifiers all reset", in: "\x1b[>4;2m\x1b[>m", out: same},
 	{name: "other key modifier option", in: "\x1b[>1;2m", out: same},
 	{name: "cursor style", in: "\x1b[5 q", out: same, reset: cursorStyleOff, restore: "\x1b[5 q"},
-	{name: "cursor style default", in: "\x1b[5 q\x1b[ q", out: same},
+	{name: "cursor style left out", in: "\x1b[5 q\x1b[ q", out: same, reset: cursorStyleOff, restore: "\x1b[1 q"},
 	{name: "cursor style 0", in: "\x1b[5 q\x1b[0 q", out: same},
 	{name: "cursor style, two intermediates", in: "\x1b[5  q", out: same},
 	{name: "RIS resets modes", in: "\x1b[?1049h\x1b[?1000h\x1b=\x1b[>1u\x1b[5 q\x1b[>4;2m\x1b[4h\x1b(0\x1bc",
@@ -350,7 +351,7 @@ func TestOutputFilterEightBit(t *testing.T) {
 	tests := []struct{ in, out string }{
 		{"\xc4\x9b?2004l", "\xc4"},     // In UTF-8, "ě" and text.
 		{"\xe2\x9d52;c;?\ax", "\xe2x"}, // "❯" starts a clipboard read.
-		{"\x9b?1049h", "\x9b?1049h"},   // Passes, and is followed.
+		{"\x9b?1049h", "\x1b[?1049h"},  // Passes in its 7-bit form, and is followed.
 		{"\x1b[?20\xe904l", ""},        // A byte from 0xA0 up inside is ignored.
 	}
 	for _, tt := range tests {

@@ -188,7 +188,7 @@ type termModes struct {
 	kitty       [2]kittyStack // the kitty keyboard stacks of the main and alternate screens
 	otherKeys   int           // the modifyOtherKeys level, 0 for off
 	cursorStyle int           // the DECSCUSR style, 0 for the terminal's default
-	margins     bool          // scroll margins set (DECSTBM)
+	margins     [2]bool       // scroll margins set (DECSTBM) on the main and alternate screens
 	sgr         bool          // character attributes set (SGR)
 	charsets    [4]bool       // G0 to G3 designated as other than ASCII
 	gl          uint8         // the set shifted in (SO, LS2, LS3), G0 by default
@@ -218,7 +218,8 @@ func (m *termModes) decstr() {
 	m.keypad = false
 	m.ansi &^= ansiBit(4)
 	m.otherKeys, m.cursorStyle = 0, 0
-	m.margins, m.sgr = false, false
+	m.setMargins(false)
+	m.sgr = false
 	m.charsets, m.gl = [4]bool{}, 0
 }
 
@@ -311,6 +312,18 @@ func (m *termModes) setANSI(n int, on bool) {
 	}
 }
 
+// setMargins records DECSTBM on the screen shown: set, or back to the
+// whole screen. xterm keeps one set of margins for both screens, xterm.js
+// one for each: margins set on one screen are taken as set on both, and
+// back to the whole screen only on the one shown.
+func (m *termModes) setMargins(set bool) {
+	if set {
+		m.margins = [2]bool{true, true}
+		return
+	}
+	m.margins[m.screen()] = false
+}
+
 // modifyOtherKeys records ESC [ > Pp ; Pv m: Pp 4 is modifyOtherKeys, and
 // no parameters at all set every key modifier option back.
 func (m *termModes) modifyOtherKeys(s *Seq) {
@@ -359,7 +372,7 @@ func (m *termModes) appendReset(dst []byte) []byte {
 	if m.cursorStyle != 0 {
 		dst = append(dst, cursorStyleOff...)
 	}
-	if m.margins {
+	if m.margins[0] {
 		dst = append(dst, marginsOff...)
 	}
 	if m.sgr {
