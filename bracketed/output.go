@@ -421,6 +421,13 @@ func (f *OutputFilter) escape(s *Seq) (keep bool, after string) {
 		case 'o': // LS3
 			m.gl = 3
 		}
+	}
+	if s.NInter > 0 && strings.IndexByte("[]PX^_", s.Final) >= 0 {
+		// Not a sequence, but libvterm reads ESC SP [ as a control sequence
+		// introducer with an intermediate byte: its "!p" could be DECSTR.
+		return false, ""
+	}
+	switch s.NInter {
 	case 1:
 		switch c := s.Inter[0]; {
 		case c == ' ' && (s.Final == 'G' || s.Final == 'L' || s.Final == 'M' || s.Final == 'N'):

@@ -101,6 +101,7 @@ var outputTests = []struct {
 	{name: "S8C1T", in: "a\x1b Gb\x1b Fc", out: "ab\x1b Fc"},
 	{name: "ANSI conformance", in: "\x1b L\x1b M\x1b N", out: ""},
 	{name: "leave UTF-8", in: "\x1b%@\x1b%G", out: "\x1b%G"},
+	{name: "an introducer after an intermediate", in: "\x1b [!p\x1b#]x", out: "!px"},
 	{name: "VT52 mode", in: "\x1b[?2l\x1b[?2;25l\x1b[?2h", out: "\x1b[?25l\x1b[?2h", reset: "\x1b[?25h", restore: "\x1b[?25l"},
 
 	// The modes followed.

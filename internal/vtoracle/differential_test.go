@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -288,4 +289,96 @@ func kitty(rng *rand.Rand) string {
 		return fmt.Sprintf("\x1b[=%d;%du", rng.IntN(32), 1+rng.IntN(3))
 	}
 	return "\x1b[<u"
+}
+
+// vtermProblems checks libvterm's reading of the filter's output for one
+// stream (without pbwrap's own writes around it): no bracketed paste reset
+// or restore, every reset of the terminal followed by bracketed paste set
+// again, no clipboard read.
+func vtermProblems(dump string) []string {
+	var problems []string
+	tokens := strings.SplitAfter(dump, "}")
+	for i, tok := range tokens {
+		k := strings.LastIndexByte(tok, '{')
+		if k < 0 {
+			continue
+		}
+		ctl := tok[k+1 : len(tok)-1]
+		next := ""
+		if i+1 < len(tokens) {
+			next = tokens[i+1]
+		}
+		restore := xtrestore.FindStringSubmatch(ctl)
+		switch {
+		case strings.HasPrefix(ctl, "DECRM ") && hasParam(ctl[6:], "2004"),
+			restore != nil && hasParam(restore[1], "2004"):
+			problems = append(problems, "bracketed paste reset: {"+ctl+"}")
+		case ctl == "ESC c" || ctl == "CSI * ! p" || restore != nil:
+			if !strings.HasPrefix(next, "{DECSM 2004}") {
+				problems = append(problems, "{"+ctl+"} not followed by bracketed paste on, but by "+next)
+			}
+		case strings.HasPrefix(ctl, "OSC 52;") && clipRead(ctl[len("OSC 52;"):]):
+			problems = append(problems, "a clipboard read: {"+ctl+"}")
+		}
+	}
+	return problems
+}
+
+// xtrestore matches XTRESTORE as vterm-dump writes it.
+var xtrestore = regexp.MustCompile(`^CSI \? ([0-9,+]*) r$`)
+
+// hasParam reports whether libvterm's parameter list (comma-separated,
+// '+' before sub-parameters) has p as a main value.
+func hasParam(list, p string) bool {
+	for _, f := range strings.Split(list, ",") {
+		f, _, _ = strings.Cut(f, "+")
+		if strings.TrimLeft(f, "0") == p {
+			return true
+		}
+	}
+	return false
+}
+
+// clipRead reports whether the data of an OSC 52 reads the clipboard.
+func clipRead(data string) bool {
+	sel, d, _ := strings.Cut(data, ";")
+	return d == "?" || strings.Contains(sel, "?")
+}
+
+// TestVtermDumpDifferential reads the filter's output for random streams
+// with libvterm's parser, and the forms of issue 24.
+func TestVtermDumpDifferential(t *testing.T) {
+	if _, err := vtoracle.VtermDump(nil); errors.Is(err, vtoracle.ErrUnavailable) && os.Getenv("PBWRAP_REQUIRE_VTERM") != "1" {
+		t.Skip(err)
+	}
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 24))
+	var inputs [][]byte
+	for _, in := range hostileForms {
+		inputs = append(inputs, []byte(in))
+	}
+	for range *streams / 10 {
+		inputs = append(inputs, randomStream(rng))
+	}
+	failed := 0
+	for _, in := range inputs {
+		s := play(randomSplit(rng, in), nil, false)
+		var out []byte
+		for i, c := range s.chunks {
+			if s.kinds[i] == "output" {
+				out = append(out, c...)
+			}
+		}
+		dump, err := vtoracle.VtermDump(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := vtermProblems(dump); len(p) > 0 {
+			if failed++; failed <= 5 {
+				t.Errorf("%q: filtered to %q, libvterm reads %q:\n\t%s", in, out, dump, strings.Join(p, "\n\t"))
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d streams disagree", failed, len(inputs))
+	}
 }

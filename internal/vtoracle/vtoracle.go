@@ -1,7 +1,8 @@
-// Package vtoracle runs a real terminal emulator, xterm.js headless (the
-// terminal of VS Code), as an oracle for pbwrap's tests: the tests feed it
-// what pbwrap would write to the user's terminal, and read back the modes
-// the terminal is then in, by its own parser and not by pbwrap's reading.
+// Package vtoracle runs real terminal emulators as oracles for pbwrap's
+// tests: the tests feed them what pbwrap would write to the user's
+// terminal, and read back what they made of it, by their own parsers and
+// not by pbwrap's reading. xterm.js headless (the terminal of VS Code)
+// reports the modes it is in; libvterm's vterm-dump the sequences it read.
 //
 // The emulator runs in one Node.js process (xtermjs.js, embedded here) that
 // reads many streams, each in a new terminal. It needs node on PATH and the
@@ -12,6 +13,7 @@ package vtoracle
 
 import (
 	"bufio"
+	"bytes"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -27,9 +29,9 @@ import (
 //go:embed xtermjs.js
 var script []byte
 
-// ErrUnavailable reports that the emulator cannot run here: node or
-// @xterm/headless is missing.
-var ErrUnavailable = errors.New("xterm.js headless is not installed (scripts/test installs it)")
+// ErrUnavailable reports that an emulator cannot run here: node,
+// @xterm/headless or vterm-dump is missing (scripts/test installs them).
+var ErrUnavailable = errors.New("terminal emulator not installed (scripts/test installs it)")
 
 // A Snapshot is every mode a terminal keeps, by name: "dec1049"-style names
 // for DEC private modes, "ansi4" for ANSI modes, and a few others (mouse,
@@ -152,4 +154,23 @@ func (s Snapshot) Differences(want Snapshot) []string {
 	}
 	sort.Strings(diffs)
 	return diffs
+}
+
+// VtermDump has libvterm's parser read p, with vterm-dump (Debian's
+// libvterm-bin), and returns what it makes of it: text as is, and every
+// control, sequence and string it recognises in braces, as in
+// "{DECSM 1049,2004}" or "{OSC 52;c;?}". It returns an error that wraps
+// ErrUnavailable when vterm-dump is not installed.
+func VtermDump(p []byte) (string, error) {
+	path, err := exec.LookPath("vterm-dump")
+	if err != nil {
+		return "", fmt.Errorf("%w: vterm-dump: %v", ErrUnavailable, err)
+	}
+	cmd := exec.Command(path)
+	cmd.Stdin = bytes.NewReader(p)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("vterm-dump: %w", err)
+	}
+	return string(out), nil
 }
