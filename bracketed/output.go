@@ -473,9 +473,10 @@ func (f *OutputFilter) control(s *Seq) (keep bool, rep []byte, after string) {
 		}
 	case s.Marker == 0 && inter == ' ' && s.Final == 'q':
 		m.cursorStyle = s.Param(0, 1) // Left out: 1, a blinking block (xterm, xterm.js).
-	case s.Marker == 0 && inter == '!' && s.Final == 'p': // DECSTR
-		m.decstr()
-		f.enabled.Store(false)
+	case s.Marker == 0 && inter == '!' && s.Final == 'p':
+		// DECSTR resets some modes, 2004 among them, in kitty, VTE and
+		// xterm.js, others in xterm, and nothing in tmux and alacritty,
+		// which ignore it: the modes stay followed as they were.
 		return true, nil, enablePaste
 	case s.Marker == 0 && inter == '"' && s.Final == 'p': // DECSCL
 		return false, nil, enablePaste

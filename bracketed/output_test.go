@@ -55,7 +55,8 @@ var outputTests = []struct {
 	{name: "RIS resets 2004", in: "\x1b[?2004h\x1bc", out: "\x1bc" + reassert},
 	{name: "2004 set after RIS", in: "\x1bc\x1b[?2004h", out: "\x1bc" + reassert, enabled: true},
 	{name: "not RIS", in: "\x1b(c\x1b#c\x1b[c\x1b[?c", out: same, reset: "\x1b(B"},
-	{name: "DECSTR", in: "\x1b[?2004h\x1b[?1h\x1b[?1000h\x1b[!p", out: "\x1b[?1h\x1b[?1000h\x1b[!p" + reassert, reset: "\x1b[?1000l", restore: "\x1b[?1000h"},
+	{name: "DECSTR", in: "\x1b[?2004h\x1b[?1h\x1b[?1000h\x1b[!p", out: "\x1b[?1h\x1b[?1000h\x1b[!p" + reassert, enabled: true,
+		reset: "\x1b[?1000l\x1b[?1l", restore: "\x1b[?1000h\x1b[?1h"},
 	{name: "DECSCL", in: "a\x1b[62;1\"pb", out: "a" + reassert + "b"},
 	{name: "vim", in: "\x1b[?1049h\x1b[22;0;0t\x1b[?1h\x1b=\x1b[H\x1b[2J\x1b[?2004h\x1b[?25htext\x1b[?2004l\x1b[?1l\x1b>\x1b[?1049l",
 		out: "\x1b[?1049h\x1b[22;0;0t\x1b[?1h\x1b=\x1b[H\x1b[2J\x1b[?25htext\x1b[?1l\x1b>\x1b[?1049l"},
@@ -194,7 +195,8 @@ var outputTests = []struct {
 	{name: "cursor style 0", in: "\x1b[5 q\x1b[0 q", out: same},
 	{name: "cursor style, two intermediates", in: "\x1b[5  q", out: same},
 	{name: "RIS resets modes", in: "\x1b[?1049h\x1b[?1000h\x1b=\x1b[>1u\x1b[5 q\x1b[>4;2m\x1b[4h\x1b(0\x1bc",
-		out: "\x1b[?1049h\x1b[?1000h\x1b=\x1b[>1u\x1b[5 q\x1b[>4;2m\x1b[4h\x1b(0\x1bc" + reassert},
+		out:   "\x1b[?1049h\x1b[?1000h\x1b=\x1b[>1u\x1b[5 q\x1b[>4;2m\x1b[4h\x1b(0\x1bc" + reassert,
+		reset: "\x1b[?1049l", restore: "\x1b[?1049h"}, // tmux's RIS keeps the alternate screen.
 	{
 		// Some terminals (xterm.js) leave the cursor hidden, and LNM.
 		name: "RIS keeps", in: "\x1b[?25l\x1b[20h\x1bc", out: "\x1b[?25l\x1b[20h\x1bc" + reassert,

@@ -127,13 +127,9 @@ func decIndex(n int) int {
 	return -1
 }
 
-// Bits of decModes that the resets of the terminal leave alone somewhere:
-// xterm.js's RIS leaves the cursor hidden and blinking; xterm's DECSTR
-// changes only the modes of decstrModes.
-var (
-	risKeeps    = decBit(25) | decBit(12)
-	decstrModes = decBit(1) | decBit(6) | decBit(66) | decBit(25)
-)
+// risKeeps are the bits of decModes that RIS leaves alone somewhere:
+// xterm.js leaves the cursor hidden and blinking.
+var risKeeps = decBit(25) | decBit(12)
 
 // An ansiMode is an ANSI mode (ESC [ Pm h / l, no marker) an OutputFilter
 // follows, with the final byte that takes it away from its default.
@@ -206,21 +202,11 @@ func (m *termModes) screen() int {
 	return 0
 }
 
-// ris records RIS, the terminal's full reset.
+// ris records RIS, the terminal's full reset. Not all of it is reset
+// everywhere: xterm.js keeps a hidden or blinking cursor and newline mode,
+// tmux the alternate screen.
 func (m *termModes) ris() {
-	*m = termModes{dec: m.dec & risKeeps, ansi: m.ansi & ansiBit(20)}
-}
-
-// decstr records DECSTR, the soft reset: only what every terminal resets
-// with it is taken as reset.
-func (m *termModes) decstr() {
-	m.dec &^= decstrModes
-	m.keypad = false
-	m.ansi &^= ansiBit(4)
-	m.otherKeys, m.cursorStyle = 0, 0
-	m.setMargins(false)
-	m.sgr = false
-	m.charsets, m.gl = [4]bool{}, 0
+	*m = termModes{dec: m.dec & risKeeps, ansi: m.ansi & ansiBit(20), alt: m.alt}
 }
 
 // designate records ESC I F, the designation of a character set to G0

@@ -27,14 +27,20 @@ const (
 // waitModes waits until tmux shows the pane's modes as want.
 func (s *tmuxSession) waitModes(want, when string) {
 	s.t.Helper()
+	s.waitFormat(paneModes, want, when)
+}
+
+// waitFormat waits until tmux shows format, for the pane, as want.
+func (s *tmuxSession) waitFormat(format, want, when string) {
+	s.t.Helper()
 	deadline := time.Now().Add(ptytest.Watchdog)
 	for {
-		got := strings.TrimSpace(s.run("display", "-p", paneModes))
+		got := strings.TrimSpace(s.run("display", "-p", format))
 		if got == want {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("watchdog: %s, tmux shows the pane's modes (%s) as %q, want %q", when, paneModes, got, want)
+			s.t.Fatalf("watchdog: %s, tmux shows the pane's modes (%s) as %q, want %q", when, format, got, want)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -52,7 +58,7 @@ func (s *tmuxSession) waitPrompt(when string) {
 	s.t.Helper()
 	deadline := time.Now().Add(ptytest.Watchdog)
 	for {
-		if lines := strings.Fields(strings.ReplaceAll(s.screen(), " ", "_")); len(lines) > 0 && strings.HasSuffix(lines[len(lines)-1], "$_") {
+		if lines := strings.Fields(strings.ReplaceAll(s.screen(), " ", "_")); len(lines) > 0 && strings.HasSuffix(strings.TrimRight(lines[len(lines)-1], "_"), "$") {
 			return
 		}
 		if time.Now().After(deadline) {
