@@ -77,8 +77,9 @@ type OutputFilter struct {
 	z       Tokenizer
 	started bool
 	modes   termModes
-	enabled atomic.Bool // the child's mode 2004
-	saved   bool        // ... as saved with XTSAVE
+	enabled atomic.Bool  // the child's mode 2004
+	blink   atomic.Int32 // the terminal's answer for mode 12 (see SetCursorBlink)
+	saved   bool         // ... as saved with XTSAVE
 	dropped int
 
 	// The sequence held: the bytes of it that are out of the output (from
@@ -251,8 +252,13 @@ func (f *OutputFilter) Close() []byte {
 // the result at once. Bracketed paste is not among them: it is pbwrap's.
 func (f *OutputFilter) AppendReset(dst []byte) []byte {
 	dst = f.endString(dst)
-	return f.modes.appendReset(dst)
+	return f.modes.appendReset(dst, byte(f.blink.Load()))
 }
+
+// SetCursorBlink records what the terminal answered, before the child
+// ran, for mode 12, a blinking cursor (Replies.Blink): the reset puts it
+// back when the child changed the cursor. Safe for concurrent use.
+func (f *OutputFilter) SetCursorBlink(answer byte) { f.blink.Store(int32(answer)) }
 
 // AppendRestore appends to dst the sequences that set the modes the child
 // has on again, after AppendReset's were written (on fg): the kitty stack

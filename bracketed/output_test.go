@@ -525,3 +525,29 @@ func TestDecIndex(t *testing.T) {
 		}
 	}
 }
+
+// The reset puts the cursor's blinking back as the terminal answered for
+// it before the child ran: xterm's DECSCUSR 0 is a blinking block.
+func TestOutputFilterCursorBlink(t *testing.T) {
+	tests := []struct {
+		in     string
+		answer byte
+		reset  string
+	}{
+		{"\x1b[5 q", ModeUnanswered, cursorStyleOff},
+		{"\x1b[5 q", ModeReset, cursorStyleOff + "\x1b[?12l"},
+		{"\x1b[5 q", ModeSet, cursorStyleOff + "\x1b[?12h"},
+		{"\x1b[?12h", ModeUnanswered, "\x1b[?12l"},
+		{"\x1b[?12h\x1b[3 q", ModeReset, cursorStyleOff + "\x1b[?12l"},
+		{"\x1b[?12h\x1b[3 q", ModePermanentSet, cursorStyleOff + "\x1b[?12h"},
+		{"\x1b[?1049h", ModeSet, "\x1b[?1049l"}, // The cursor untouched: nothing.
+	}
+	for _, tt := range tests {
+		var f OutputFilter
+		f.SetCursorBlink(tt.answer)
+		f.Write([]byte(tt.in))
+		if got := string(f.AppendReset(nil)); got != tt.reset {
+			t.Errorf("%q, answer %q: AppendReset = %q, want %q", tt.in, tt.answer, got, tt.reset)
+		}
+	}
+}

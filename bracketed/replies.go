@@ -3,13 +3,15 @@ package bracketed
 import "time"
 
 // Question asks the terminal whether it marks pastes: DECRQM for DEC
-// private mode 2004 (bracketed paste), then primary device attributes
-// (DA1), which every terminal answers, after any DECRQM answer. Asked
-// once bracketed paste has been turned on, the DECRQM answer is 1 (set) or
-// 3 (permanently set) from a terminal that marks pastes; 0 (not
-// recognized), 2 (reset) or 4 (permanently reset) from one that does not.
-// A terminal that answers DA1 alone does not say.
-const Question = "\x1b[?2004$p\x1b[c"
+// private mode 2004 (bracketed paste), then for mode 12 (a blinking
+// cursor, whose state before the child changes it the reset at the end
+// puts back), then primary device attributes (DA1), which every terminal
+// answers, after any DECRQM answer. Asked once bracketed paste has been
+// turned on, the DECRQM answer for 2004 is 1 (set) or 3 (permanently set)
+// from a terminal that marks pastes; 0 (not recognized), 2 (reset) or 4
+// (permanently reset) from one that does not. A terminal that answers DA1
+// alone does not say.
+const Question = "\x1b[?2004$p\x1b[?12$p\x1b[c"
 
 // maxReply bounds what Replies holds of one answer: ESC [ ? and the
 // parameters. The longest DA1 answers list a few dozen attributes
@@ -39,14 +41,14 @@ const (
 
 // Replies takes the terminal's answers to Question out of the input, once
 // it has been asked, and passes everything else on. An answer is ESC [ ?
-// then digits and semicolons, then $ y (DECRQM's, for mode 2004: the
-// answer is recorded in Mode) or c (DA1's: the terminal has answered, and
+// then digits and semicolons, then $ y (DECRQM's, for mode 2004 or 12:
+// the answer is recorded in Mode or Blink) or c (DA1's: the terminal has answered, and
 // Replies takes nothing more: Done). Anything else is not an answer, and
 // passes on, whole and in order, as soon as it is told apart; a proper
 // prefix of an answer at the end of a Write is held until the next Write
 // completes or refutes it, or EscHold passes (a terminal writes an answer
-// in one go). The first DECRQM answer for mode 2004 and the first DA1
-// answer are taken: the terminal answers a program's own questions after
+// in one go). The first DECRQM answers for modes 2004 and 12 and the first
+// DA1 answer are taken: the terminal answers a program's own questions after
 // Question, which was asked first.
 //
 // What passes on and the answers taken are together exactly the input.
@@ -58,7 +60,8 @@ const (
 type Replies struct {
 	asked, done bool
 	da1         bool // the DA1 answer came
-	mode        byte
+	mode        byte // the DECRQM answer for 2004
+	blink       byte // ... for 12
 
 	state  replyState
 	held   []byte // the possible answer so far, from its ESC
@@ -85,6 +88,10 @@ func (r *Replies) Done() bool { return r.done }
 // Mode is the terminal's DECRQM answer for mode 2004, one of the Mode
 // constants: ModeUnanswered until it comes.
 func (r *Replies) Mode() byte { return r.mode }
+
+// Blink is the terminal's DECRQM answer for mode 12 (a blinking cursor),
+// one of the Mode constants: ModeUnanswered until it comes.
+func (r *Replies) Blink() byte { return r.blink }
 
 // Marks reports whether the DECRQM answer says that the terminal marks
 // pastes; known is false while there is none (a terminal that answers
@@ -200,8 +207,12 @@ func (r *Replies) step(c byte) stepResult {
 	case replyDollar:
 		if c == 'y' {
 			r.state = replyGround
-			if m, ok := decrqm2004(r.held); ok && r.mode == ModeUnanswered {
+			if m, ok := decrqm(r.held, "2004"); ok && r.mode == ModeUnanswered {
 				r.mode = m
+				return stepTaken
+			}
+			if m, ok := decrqm(r.held, "12"); ok && r.blink == ModeUnanswered {
+				r.blink = m
 				return stepTaken
 			}
 		}
@@ -210,10 +221,10 @@ func (r *Replies) step(c byte) stepResult {
 	return stepRefuted
 }
 
-// decrqm2004 reads held, ESC [ ? params $, as the DECRQM answer for mode
-// 2004: ?2004;Ps$ with Ps one digit 0 to 4.
-func decrqm2004(held []byte) (byte, bool) {
-	const prefix = "\x1b[?2004;"
+// decrqm reads held, ESC [ ? params $, as the DECRQM answer for the mode
+// n: ?n;Ps$ with Ps one digit 0 to 4.
+func decrqm(held []byte, n string) (byte, bool) {
+	prefix := "\x1b[?" + n + ";"
 	if len(held) != len(prefix)+2 || string(held[:len(prefix)]) != prefix {
 		return 0, false
 	}

@@ -9,19 +9,22 @@ var repliesTests = []struct {
 	name, in, pass string
 	mode           byte
 	da1            bool
+	blink          byte
 }{
-	{"both answers", "\x1b[?2004;1$y\x1b[?62;22c", "", ModeSet, true},
-	{"keys around them pass", "a\x1b[?2004;2$yb\x1b[?1;2cc", "abc", ModeReset, true},
-	{"DA1 alone", "\x1b[?64;1;2;6;9;15;18;21;22c", "", ModeUnanswered, true},
-	{"after DA1 nothing is taken", "\x1b[?1;2c\x1b[?2004;1$y\x1b[?1;2c", "\x1b[?2004;1$y\x1b[?1;2c", ModeUnanswered, true},
-	{"a marked paste, an arrow, a lone Esc pass", "\x1b[200~x\x1b[201~\x1b[A\x1b", "\x1b[200~x\x1b[201~\x1b[A\x1b", 0, false},
-	{"another mode's answer is the program's", "\x1b[?1049;1$y\x1b[?2004;3$y", "\x1b[?1049;1$y", ModePermanentSet, false},
-	{"a second 2004 answer is the program's", "\x1b[?2004;0$y\x1b[?2004;1$y", "\x1b[?2004;1$y", ModeNotRecognized, false},
-	{"a digit out of range is no answer", "\x1b[?2004;7$y", "\x1b[?2004;7$y", 0, false},
-	{"a control character inside is no answer", "\x1b[?2004;\x031$y", "\x1b[?2004;\x031$y", 0, false},
-	{"ESC restarts", "\x1b[?20\x1b[?2004;1$y", "\x1b[?20", ModeSet, false},
-	{"DA2 and CPR pass", "\x1b[>41;3c\x1b[12;1R", "\x1b[>41;3c\x1b[12;1R", 0, false},
-	{"CSI ? c with no parameter is no DA1", "\x1b[?c", "\x1b[?c", 0, false},
+	{"both answers", "\x1b[?2004;1$y\x1b[?62;22c", "", ModeSet, true, 0},
+	{"xterm's answers", "\x1b[?2004;1$y\x1b[?12;2$y\x1b[?64;1;2;6;9;15;18;21;22c", "", ModeSet, true, ModeReset},
+	{"a second 12 answer is the program's", "\x1b[?12;1$y\x1b[?12;2$y", "\x1b[?12;2$y", 0, false, ModeSet},
+	{"keys around them pass", "a\x1b[?2004;2$yb\x1b[?1;2cc", "abc", ModeReset, true, 0},
+	{"DA1 alone", "\x1b[?64;1;2;6;9;15;18;21;22c", "", ModeUnanswered, true, 0},
+	{"after DA1 nothing is taken", "\x1b[?1;2c\x1b[?2004;1$y\x1b[?1;2c", "\x1b[?2004;1$y\x1b[?1;2c", ModeUnanswered, true, 0},
+	{"a marked paste, an arrow, a lone Esc pass", "\x1b[200~x\x1b[201~\x1b[A\x1b", "\x1b[200~x\x1b[201~\x1b[A\x1b", 0, false, 0},
+	{"another mode's answer is the program's", "\x1b[?1049;1$y\x1b[?2004;3$y", "\x1b[?1049;1$y", ModePermanentSet, false, 0},
+	{"a second 2004 answer is the program's", "\x1b[?2004;0$y\x1b[?2004;1$y", "\x1b[?2004;1$y", ModeNotRecognized, false, 0},
+	{"a digit out of range is no answer", "\x1b[?2004;7$y", "\x1b[?2004;7$y", 0, false, 0},
+	{"a control character inside is no answer", "\x1b[?2004;\x031$y", "\x1b[?2004;\x031$y", 0, false, 0},
+	{"ESC restarts", "\x1b[?20\x1b[?2004;1$y", "\x1b[?20", ModeSet, false, 0},
+	{"DA2 and CPR pass", "\x1b[>41;3c\x1b[12;1R", "\x1b[>41;3c\x1b[12;1R", 0, false, 0},
+	{"CSI ? c with no parameter is no DA1", "\x1b[?c", "\x1b[?c", 0, false, 0},
 }
 
 // Every case at every split, the answers out and the rest through, in
@@ -37,8 +40,9 @@ func TestReplies(t *testing.T) {
 				out, _ = r.Write(out, []byte(rest[:min(n, len(rest))]), now)
 			}
 			out, _ = r.Flush(out, now.Add(EscHold))
-			if string(out) != tt.pass || r.Mode() != tt.mode || r.AnsweredDA1() != tt.da1 {
-				t.Errorf("%s, reads of %d: passed %q, mode %q, DA1 %v; want %q, %q, %v", tt.name, n, out, r.Mode(), r.AnsweredDA1(), tt.pass, tt.mode, tt.da1)
+			if string(out) != tt.pass || r.Mode() != tt.mode || r.AnsweredDA1() != tt.da1 || r.Blink() != tt.blink {
+				t.Errorf("%s, reads of %d: passed %q, mode %q, DA1 %v, blink %q; want %q, %q, %v, %q",
+					tt.name, n, out, r.Mode(), r.AnsweredDA1(), r.Blink(), tt.pass, tt.mode, tt.da1, tt.blink)
 			}
 		}
 	}

@@ -322,8 +322,9 @@ func (m *termModes) modifyOtherKeys(s *Seq) {
 }
 
 // appendReset appends the sequences that undo what is on (see
-// OutputFilter.AppendReset).
-func (m *termModes) appendReset(dst []byte) []byte {
+// OutputFilter.AppendReset); blink is the terminal's answer for mode 12
+// before the child ran (a Mode constant).
+func (m *termModes) appendReset(dst []byte, blink byte) []byte {
 	if m.alt != 0 {
 		dst = m.kitty[1].appendReset(dst)
 		dst = appendDEC(dst, m.alt, modeReset)
@@ -340,7 +341,7 @@ func (m *termModes) appendReset(dst []byte) []byte {
 		dst = append(dst, syncOff...)
 	}
 	for i, d := range decModes {
-		if m.dec&(1<<i) != 0 && d.n != syncMode {
+		if m.dec&(1<<i) != 0 && d.n != syncMode && d.n != blinkMode {
 			dst = appendDEC(dst, d.n, d.off())
 		}
 	}
@@ -355,9 +356,7 @@ func (m *termModes) appendReset(dst []byte) []byte {
 	if m.otherKeys != 0 {
 		dst = append(dst, otherKeysOff...)
 	}
-	if m.cursorStyle != 0 {
-		dst = append(dst, cursorStyleOff...)
-	}
+	dst = m.appendCursorReset(dst, blink)
 	if m.margins[0] {
 		dst = append(dst, marginsOff...)
 	}
@@ -374,6 +373,34 @@ func (m *termModes) appendReset(dst []byte) []byte {
 	}
 	if m.dec&decBit(syncMode) != 0 {
 		dst = appendDEC(dst, syncMode, modeReset)
+	}
+	return dst
+}
+
+// blinkMode is the DEC mode of a blinking cursor.
+const blinkMode = 12
+
+// appendCursorReset puts the cursor's style and blinking back. The style's
+// default, DECSCUSR 0, is the user's in VTE and kitty, but a blinking
+// block in xterm, whose own default is a steady one: after it, mode 12 is
+// set to what the terminal answered for it before the child ran, or, when
+// it did not say, reset if the child had set it.
+func (m *termModes) appendCursorReset(dst []byte, blink byte) []byte {
+	touched := m.dec&decBit(blinkMode) != 0
+	if m.cursorStyle == 0 && !touched {
+		return dst
+	}
+	if m.cursorStyle != 0 {
+		dst = append(dst, cursorStyleOff...)
+	}
+	switch blink {
+	case ModeSet, ModePermanentSet:
+		return appendDEC(dst, blinkMode, modeSet)
+	case ModeReset, ModePermanentOff:
+		return appendDEC(dst, blinkMode, modeReset)
+	}
+	if touched {
+		dst = appendDEC(dst, blinkMode, modeReset)
 	}
 	return dst
 }
@@ -445,7 +472,7 @@ func AppendFullReset(dst []byte) []byte {
 	dst = appendDEC(dst, 1049, modeReset)
 	dst = append(dst, syncOff...)
 	for _, d := range decModes {
-		if d.n != syncMode {
+		if d.n != syncMode && d.n != blinkMode {
 			dst = appendDEC(dst, d.n, d.off())
 		}
 	}
@@ -455,6 +482,7 @@ func AppendFullReset(dst []byte) []byte {
 	}
 	dst = append(dst, otherKeysOff...)
 	dst = append(dst, cursorStyleOff...)
+	dst = appendDEC(dst, blinkMode, modeReset)
 	dst = append(dst, marginsOff...)
 	dst = append(dst, sgrOff...)
 	dst = append(dst, charsetsOff...)

@@ -384,3 +384,23 @@ func TestParseBurstMode(t *testing.T) {
 		t.Errorf("ParseBurstMode(yes) = %v, want an error", err)
 	}
 }
+
+// The terminal's answer for mode 12, a blinking cursor, goes once to
+// Config.CursorBlink, for the output filter's reset; it never reaches the
+// child.
+func TestCursorBlinkAnswer(t *testing.T) {
+	var heard []byte
+	b := &burstRig{}
+	b.rig = newRig(t, Config{Burst: BurstAuto, CursorBlink: func(a byte) { heard = append(heard, a) }})
+	if q := b.in.Ask(b.now); string(q) != bracketed.Question {
+		t.Fatalf("Ask = %q", q)
+	}
+	b.read(0, "x\x1b[?2004;1$y\x1b[?12;2$y")
+	b.read(0, "\x1b[?64;1;2c\x1b[?12;1$yy")
+	if string(heard) != string(bracketed.ModeReset) {
+		t.Errorf("CursorBlink heard %q, want %q once", heard, bracketed.ModeReset)
+	}
+	if got := b.child.String(); got != "x\x1b[?12;1$yy" {
+		t.Errorf("the child got %q: want the keys, and the answer after DA1, which is the child's", got)
+	}
+}

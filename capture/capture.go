@@ -125,6 +125,12 @@ type Config struct {
 	// negative window never sends a repeat inline.
 	RepeatWindow time.Duration
 
+	// CursorBlink, if set, hears once the terminal's answer to the
+	// question Ask writes for mode 12, a blinking cursor (a
+	// bracketed.Mode constant), for the output filter's reset to put back
+	// (see Output.SetCursorBlink).
+	CursorBlink func(answer byte)
+
 	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
 	// and decisions. Neither ever receives paste text. Either may be nil.
 	Logf, Debugf func(format string, args ...any)
@@ -154,11 +160,13 @@ type Input struct {
 
 	burst   *bracketed.Burst // nil while Input does not look for unmarked pastes
 	replies bracketed.Replies
-	asked   atomic.Int64 // Ask's time, in Unix nanoseconds, when it asked: set by Ask, from any goroutine
-	askedAt time.Time    // that time, once the input side has seen it (see arm); zero before
-	decided bool         // BurstAuto: it is known whether the terminal marks pastes, or that it does not say
-	silent  bool         // AnswerWait passed after the question with no DA1 answer
-	pass    []byte       // what Replies passes on, reused
+	// blinkHeard: the answer for mode 12 has gone to Config.CursorBlink.
+	blinkHeard bool
+	asked      atomic.Int64 // Ask's time, in Unix nanoseconds, when it asked: set by Ask, from any goroutine
+	askedAt    time.Time    // that time, once the input side has seen it (see arm); zero before
+	decided    bool         // BurstAuto: it is known whether the terminal marks pastes, or that it does not say
+	silent     bool         // AnswerWait passed after the question with no DA1 answer
+	pass       []byte       // what Replies passes on, reused
 
 	sess   *store.Session
 	paste  *paste
@@ -296,6 +304,12 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 		in.pass, _ = in.replies.Write(in.pass[:0], p, now)
 		in.heard(now)
 		p = in.pass
+		if b := in.replies.Blink(); b != bracketed.ModeUnanswered && !in.blinkHeard {
+			in.blinkHeard = true
+			if in.cfg.CursorBlink != nil {
+				in.cfg.CursorBlink(b)
+			}
+		}
 	}
 	in.parser.Write(p, now)
 	return in.deadline(), in.end()

@@ -104,6 +104,10 @@ func (o *Output) AppendReset(dst []byte) []byte {
 	return dst
 }
 
+// SetCursorBlink records the terminal's answer for mode 12 (see
+// bracketed.OutputFilter.SetCursorBlink). Safe for concurrent use.
+func (o *Output) SetCursorBlink(answer byte) { o.f.SetCursorBlink(answer) }
+
 // AppendRestore: see AppendReset.
 func (o *Output) AppendRestore(dst []byte) []byte {
 	n := len(dst)

@@ -41,13 +41,15 @@ var childModes = []struct {
 	{name: "kitty keyboard", set: "\x1b[>1u", reset: "\x1b[<1u", restore: "\x1b[>1u"},
 	{name: "kitty keyboard stack", set: "\x1b[>1u\x1b[>11u\x1b[>15u\x1b[<u", reset: "\x1b[<2u", restore: "\x1b[>1u\x1b[>11u"},
 	{name: "modifyOtherKeys", set: "\x1b[>4;2m", reset: "\x1b[>4m", restore: "\x1b[>4;2m"},
-	{name: "cursor style", set: "\x1b[6 q", reset: "\x1b[0 q", restore: "\x1b[6 q"},
+	// The test's terminal answers as xterm does that its cursor does not
+	// blink: after DECSCUSR 0, a blinking block in xterm, that is put back.
+	{name: "cursor style", set: "\x1b[6 q", reset: "\x1b[0 q\x1b[?12l", restore: "\x1b[6 q"},
 	{name: "synchronized output", set: "\x1b[?2026h", reset: "\x1b[?2026l"},
 	{name: "no autowrap", set: "\x1b[?7l", reset: "\x1b[?7h", restore: "\x1b[?7l"},
 	{
 		name:    "all at once",
 		set:     allModesOn,
-		reset:   "\x1b[<1u\x1b[?1049l\x1b[?1000l\x1b[?1006l\x1b[?1004l\x1b[?1l\x1b[?25h\x1b>\x1b[>4m\x1b[0 q\x1b[?2026l",
+		reset:   "\x1b[<1u\x1b[?1049l\x1b[?1000l\x1b[?1006l\x1b[?1004l\x1b[?1l\x1b[?25h\x1b>\x1b[>4m\x1b[0 q\x1b[?12l\x1b[?2026l",
 		restore: "\x1b[?1049h\x1b[>1u\x1b[?1000h\x1b[?1006h\x1b[?1004h\x1b[?1h\x1b[?25l\x1b=\x1b[>4;2m\x1b[6 q",
 	},
 	{name: "all, then cleaned up by the child", set: allModesOn + allModesOff},
@@ -57,7 +59,7 @@ var childModes = []struct {
 // allModesOff is its own cleanup.
 const (
 	allModesOn  = "\x1b[?1049h\x1b[>1u\x1b[?1000;1006h\x1b[?1004h\x1b[?25l\x1b[?1h\x1b=\x1b[>4;2m\x1b[6 q\x1b[?2026h"
-	allModesOff = "\x1b[?2026l\x1b[ q\x1b[>4m\x1b>\x1b[?1l\x1b[?25h\x1b[?1004l\x1b[?1000;1006l\x1b[<u\x1b[?1049l"
+	allModesOff = "\x1b[?2026l\x1b[0 q\x1b[>4m\x1b>\x1b[?1l\x1b[?25h\x1b[?1004l\x1b[?1000;1006l\x1b[<u\x1b[?1049l"
 )
 
 // quickExit is for the environment of the processes a test runs: built

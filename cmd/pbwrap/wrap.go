@@ -152,6 +152,7 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		RepeatWindow:  repeat,
 		Open:          s.open,
 		Mode:          out.Mode,
+		CursorBlink:   out.SetCursorBlink,
 		Logf:          logs.logf,
 		Debugf:        logs.debugf,
 	})

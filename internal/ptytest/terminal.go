@@ -56,7 +56,8 @@ type Job struct {
 type Answer string
 
 const (
-	// AnswerMarks is xterm's answer, bracketed paste on: DECRQM 1, DA1.
+	// AnswerMarks is xterm's answer, bracketed paste on: DECRQM 1 (and 2,
+	// a steady cursor, for mode 12), DA1.
 	AnswerMarks Answer = ""
 	// AnswerNoMarks is the answer of a terminal that does not know mode
 	// 2004: DECRQM 0, DA1.
@@ -66,10 +67,10 @@ const (
 )
 
 // question is bracketed.Question, which a Terminal answers.
-const question = "\x1b[?2004$p\x1b[c"
+const question = "\x1b[?2004$p\x1b[?12$p\x1b[c"
 
 // xtermAnswer is AnswerMarks's bytes.
-const xtermAnswer = "\x1b[?2004;1$y\x1b[?64;1;2;6;9;15;18;21;22c"
+const xtermAnswer = "\x1b[?2004;1$y\x1b[?12;2$y\x1b[?64;1;2;6;9;15;18;21;22c"
 
 // A Terminal is the test playing the user's terminal: it holds the master
 // side of a PTY, on whose slave side the leader runs the Job.

@@ -101,9 +101,9 @@ type variant struct {
 // Answers to bracketed.Question: xterm's (it marks pastes), and that of a
 // terminal that does not know mode 2004.
 const (
-	xtermAnswer   = "\x1b[?2004;1$y\x1b[?64;1;2;6;9;15;18;21;22c"
+	xtermAnswer   = "\x1b[?2004;1$y\x1b[?12;2$y\x1b[?64;1;2;6;9;15;18;21;22c"
 	noMarksAnswer = "\x1b[?2004;0$y\x1b[?62;22c"
-	question      = "\x1b[?2004$p\x1b[c"
+	question      = "\x1b[?2004$p\x1b[?12$p\x1b[c"
 )
 
 // start starts the variant running child on a PTY of its own.
