@@ -19,11 +19,13 @@ var resetTerminalCommand = &command{
 	summary: "undo the modes a crashed or killed program left on at this terminal",
 	help: `Writes to the terminal (standard output when it is one, else /dev/tty) what
 turns off the modes a program can leave on when it crashes or is killed: the
-alternate screen, mouse reporting, focus events, the kitty keyboard protocol
-(the reason Ctrl-C can print 9;5u), modifyOtherKeys, application cursor keys
-and keypad, a hidden cursor, a cursor style, no autowrap, a synchronized
-update, bracketed paste; and text attributes back to normal. Nothing else is
-cleared. pbwrap does this itself whenever the program it wraps ends or is
+alternate screen, mouse reporting, focus and resize reports, the kitty
+keyboard protocol on both screens (the reason Ctrl-C can print 9;5u), kitty's
+clipboard mode, modifyOtherKeys and other key encodings, application cursor
+keys and keypad, insert and newline modes, a hidden or blinking cursor, a
+cursor style, origin mode, no autowrap, a synchronized update, bracketed
+paste; and scroll margins, text attributes and character sets back to
+normal. Nothing else is cleared. pbwrap does this itself whenever the program it wraps ends or is
 suspended; this is for when it could not. If typing still misbehaves, run
 stty sane too.`,
 	run:     runResetTerminal,
