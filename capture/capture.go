@@ -131,8 +131,9 @@ type Config struct {
 	// (see Output.SetCursorBlink).
 	CursorBlink func(answer byte)
 
-	// Logf logs fallbacks and errors; Debugf adds per-paste sizes, paths
-	// and decisions. Neither ever receives paste text. Either may be nil.
+	// Logf logs fallbacks, errors and each paste saved (its size and
+	// path); Debugf adds the handling of every paste and the decisions on
+	// the way. Neither ever receives paste text. Either may be nil.
 	Logf, Debugf func(format string, args ...any)
 }
 
@@ -733,7 +734,9 @@ func (in *Input) commit(ps *paste) {
 		bracketedMode, reason = in.deliver([]byte(ref)), ""
 	}
 	in.recent[sum] = in.now
-	in.cfg.Debugf("%s: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.kind(), ps.textBytes, ps.lines(), path, reused, bracketedMode)
+	// Without --debug too: the log says where each paste went, and how big
+	// it was, never what it said.
+	in.cfg.Logf("%s: %d bytes, %d lines saved as %s (reused %v, bracketed %v)", ps.kind(), ps.textBytes, ps.lines(), path, reused, bracketedMode)
 	in.record(store.PasteRecord{
 		N: n, Path: path, Bytes: ps.textBytes, Lines: ps.lines(), SHA256: sum, Time: in.now,
 		Bracketed: bracketedMode, Reference: ref, Outcome: store.OutcomeSaved, Reason: reason, Burst: ps.burst,

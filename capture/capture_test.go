@@ -172,6 +172,12 @@ func TestLargePasteSaved(t *testing.T) {
 			if len(leftovers) > 0 {
 				t.Errorf("temp files left: %v", leftovers)
 			}
+			// The log (--log, without --debug) says where it went and how
+			// big it was, never what it said.
+			logged := strings.Join(r.logs, "\n")
+			if !strings.Contains(logged, fmt.Sprintf("%d bytes, 1000 lines saved as %s", len(text), path)) || strings.Contains(logged, "line 1") {
+				t.Errorf("mode %v, chunks of %d: the log says %q", mode, size, logged)
+			}
 		}
 	}
 }
