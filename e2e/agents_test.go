@@ -42,6 +42,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// personsPause is how long a person takes at least to press Enter after
+// seeing what the paste became. Gemini CLI takes a return within 40 ms of
+// a paste's end for part of the paste (a newline), not a submit, and
+// through pbwrap the reference, a short paste, is on the screen sooner
+// than that on a fast machine.
+const personsPause = 200 * time.Millisecond
+
 // pasteLines is how many lines the test pastes: far over pbwrap's 200.
 const pasteLines = 600
 
@@ -293,6 +300,7 @@ func runWrapped(t *testing.T, srv *server, a agentCase) (bytes, reqs int, read, 
 	defer s.kill()
 	s.paste(pasteFile(t))
 	s.waitScreen(a.sentMark(), 20*time.Second)
+	time.Sleep(personsPause)
 	s.keys("Enter")
 	done := waitDone(srv)
 	screen := s.screen()
@@ -329,6 +337,7 @@ func runWrite(t *testing.T, srv *server, a agentCase) string {
 	defer s.kill()
 	s.paste(pasteFile(t))
 	s.waitScreen(a.sentMark(), 20*time.Second)
+	time.Sleep(personsPause)
 	s.keys("Enter")
 	if !waitDone(srv) {
 		t.Errorf("write: the model never got the write's result (prompts on screen: %s)", promptsOn(s.screen(), a.prompts))
