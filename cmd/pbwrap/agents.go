@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
 // An agent is a coding agent CLI pbwrap knows by its command's base name,
@@ -225,36 +227,36 @@ func appendLast(argv []string, extra ...string) []string {
 // {"*": "ask"}, so that it still holds for everything else. A value that
 // is not a JSON object is an error: pbwrap leaves it to opencode.
 func opencodeConfig(old, root string) (string, error) {
-	top := jsonObject{}
+	top := jsonc.Object{}
 	if strings.TrimSpace(old) != "" {
 		var err error
-		if top, err = parseObject([]byte(old)); err != nil {
+		if top, err = jsonc.ParseObject([]byte(old)); err != nil {
 			return "", fmt.Errorf("its value is not a JSON object: %w", err)
 		}
 	}
-	perm, err := opencodeRules(top.get("permission"))
+	perm, err := opencodeRules(top.Get("permission"))
 	if err != nil {
 		return "", fmt.Errorf("its permission is not an action or an object: %w", err)
 	}
-	ext, err := opencodeRules(perm.get("external_directory"))
+	ext, err := opencodeRules(perm.Get("external_directory"))
 	if err != nil {
 		return "", fmt.Errorf("its permission.external_directory is not an action or an object: %w", err)
 	}
-	ext = ext.setLast(root+"/**", json.RawMessage(`"allow"`))
-	perm = perm.set("external_directory", ext.marshal())
-	return string(top.set("permission", perm.marshal()).marshal()), nil
+	ext = ext.SetLast(root+"/**", json.RawMessage(`"allow"`))
+	perm = perm.Set("external_directory", ext.Marshal())
+	return string(top.Set("permission", perm.Marshal()).Marshal()), nil
 }
 
 // opencodeRules reads a permission value as opencode does: none (or null)
 // is no rule, one action stands for {"*": action}, an object lists rules.
-func opencodeRules(v json.RawMessage) (jsonObject, error) {
+func opencodeRules(v json.RawMessage) (jsonc.Object, error) {
 	switch t := bytes.TrimSpace(v); {
 	case len(t) == 0 || string(t) == "null":
-		return jsonObject{}, nil
+		return jsonc.Object{}, nil
 	case t[0] == '"':
-		return jsonObject{{name: "*", value: t}}, nil
+		return jsonc.Object{{Name: "*", Value: t}}, nil
 	}
-	return parseObject(v)
+	return jsonc.ParseObject(v)
 }
 
 // claudeArgs gives Claude Code the root as one of its working directories
@@ -271,10 +273,10 @@ func opencodeRules(v json.RawMessage) (jsonObject, error) {
 func claudeArgs(argv []string, root string) []string {
 	at, value := claudeSettingsArg(argv)
 	if at < 0 {
-		return insertAfterName(argv, "--settings="+string(claudeSettings(jsonObject{}, root)))
+		return insertAfterName(argv, "--settings="+string(claudeSettings(jsonc.Object{}, root)))
 	}
-	obj, err := parseObject([]byte(value))
-	if err != nil || !isObject(obj.get("permissions")) {
+	obj, err := jsonc.ParseObject([]byte(value))
+	if err != nil || !isObject(obj.Get("permissions")) {
 		return insertAfterName(argv, "--allowedTools=Read(/"+root+"/**)")
 	}
 	out := slices.Clone(argv)
@@ -315,18 +317,18 @@ func isObject(v json.RawMessage) bool {
 // claudeSettings returns settings with root added as the last of
 // permissions.additionalDirectories; settings's permissions must be
 // absent or an object.
-func claudeSettings(settings jsonObject, root string) json.RawMessage {
-	perm := jsonObject{}
-	if v := bytes.TrimSpace(settings.get("permissions")); len(v) > 0 && string(v) != "null" {
-		perm, _ = parseObject(v) // isObject: an object.
+func claudeSettings(settings jsonc.Object, root string) json.RawMessage {
+	perm := jsonc.Object{}
+	if v := bytes.TrimSpace(settings.Get("permissions")); len(v) > 0 && string(v) != "null" {
+		perm, _ = jsonc.ParseObject(v) // isObject: an object.
 	}
 	var dirs []json.RawMessage
-	if v := perm.get("additionalDirectories"); v != nil {
+	if v := perm.Get("additionalDirectories"); v != nil {
 		if json.Unmarshal(v, &dirs) != nil {
 			dirs = nil // Not a list: Claude Code would reject it; pbwrap's replaces it.
 		}
 	}
-	dirs = append(dirs, jsonString(root))
-	perm = perm.set("additionalDirectories", marshalArray(dirs))
-	return settings.set("permissions", perm.marshal()).marshal()
+	dirs = append(dirs, jsonc.String(root))
+	perm = perm.Set("additionalDirectories", jsonc.Array(dirs))
+	return settings.Set("permissions", perm.Marshal()).Marshal()
 }

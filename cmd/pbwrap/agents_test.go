@@ -137,16 +137,3 @@ func TestAgentEnv(t *testing.T) {
 		}
 	}
 }
-
-func TestStripJSONComments(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"a": 1} // c`, `{"a": 1}     `},
-		{"{\n// x\n\"a\": \"//not\" /* y\n z */}", "{\n    \n\"a\": \"//not\"     \n     }"},
-		{`{"a": "\" /* q"}`, `{"a": "\" /* q"}`},
-		{`{} /* open`, `{}        `},
-	} {
-		if got := string(stripJSONComments([]byte(tc.in))); got != tc.want {
-			t.Errorf("stripJSONComments(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"github.com/pbwrap/pbwrap/store"
 )
@@ -490,7 +491,7 @@ func TestSessionEnvAndAgentArgs(t *testing.T) {
 		if want := "env PBWRAP_SESSION_DIR=" + filepath.Join(root, id) + "\n"; !strings.Contains(report, want) {
 			t.Errorf("child reported %q, want %q", report, want)
 		}
-		added := strings.Contains(report, `arg --settings={"permissions":{"additionalDirectories":[`+string(jsonString(root))+"]}}\n")
+		added := strings.Contains(report, `arg --settings={"permissions":{"additionalDirectories":[`+string(jsonc.String(root))+"]}}\n")
 		if added == noAgentArgs {
 			t.Errorf("--no-agent-args %v: child reported %q", noAgentArgs, report)
 		}

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
 // agentEnvAdded says, for pbwrap doctor, what pbwrap adds to the
@@ -88,10 +89,10 @@ func readGeminiTrust(file string) ([]geminiRule, error) {
 // geminiRulesOf reads text, a trusted-folders file, as readGeminiTrust
 // does.
 func geminiRulesOf(text []byte) ([]geminiRule, error) {
-	if len(bytes.TrimSpace(stripJSONComments(text))) == 0 {
+	if jsonc.IsBlank(text, true) {
 		return nil, nil
 	}
-	obj, err := parseObject(stripJSONComments(text))
+	obj, err := jsonc.ParseObject(jsonc.StripComments(text))
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +100,11 @@ func geminiRulesOf(text []byte) ([]geminiRule, error) {
 	index := map[string]int{}
 	for _, m := range obj {
 		var level string
-		if json.Unmarshal(m.value, &level) != nil ||
+		if json.Unmarshal(m.Value, &level) != nil ||
 			level != geminiTrustFolder && level != geminiTrustParent && level != geminiDoNotTrust {
-			return nil, fmt.Errorf("invalid trust level %s for %q", m.value, m.name)
+			return nil, fmt.Errorf("invalid trust level %s for %q", m.Value, m.Name)
 		}
-		p := geminiNormalize(m.name)
+		p := geminiNormalize(m.Name)
 		if i, ok := index[p]; ok {
 			rules[i].level = level
 			continue
@@ -180,7 +181,7 @@ func geminiFolderTrustOff() bool {
 			} `json:"folderTrust"`
 		} `json:"security"`
 	}
-	if json.Unmarshal(stripJSONComments(text), &s) != nil {
+	if json.Unmarshal(jsonc.StripComments(text), &s) != nil {
 		return false
 	}
 	return s.Security.FolderTrust.Enabled != nil && !*s.Security.FolderTrust.Enabled

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
 // Codex runs a hook of the user's only once the user has trusted it: at
@@ -367,7 +368,7 @@ func slicesEqual(a, b []string) bool { return reflect.DeepEqual(a, b) }
 // hash: the line replaced, added after the header, or a new table at the
 // end.
 func tomlSetTrust(text []byte, key, hash string) []byte {
-	eol := lineEnding(text)
+	eol := jsonc.LineEnding(text)
 	line := "trusted_hash = " + tomlString(hash) + eol
 	keys := []string{"hooks", "state", key}
 	start, end, ok := tomlTable(text, keys)

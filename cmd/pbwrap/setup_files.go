@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
 // A setupFile is one file pbwrap setup changes for an agent: its hook, or
@@ -62,7 +64,7 @@ func (s *hookSpec) uninstall(text []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(out, text) && emptyObject(out) {
+	if !bytes.Equal(out, text) && jsonc.IsEmptyObject(out) {
 		return nil, nil
 	}
 	return out, nil
@@ -122,45 +124,43 @@ func geminiTrustInstall(text []byte, root string) ([]byte, error) {
 	if rule, ok := geminiTrusts(rules, root); ok && rule.level != geminiDoNotTrust {
 		return text, nil
 	}
-	level := jsonString(geminiTrustFolder)
-	plain := stripJSONComments(text)
-	if len(bytes.TrimSpace(plain)) == 0 {
-		return afterComments(text, jsonObject{{root, level}}.marshal()), nil
+	level := jsonc.String(geminiTrustFolder)
+	if jsonc.IsBlank(text, true) {
+		return jsonc.AfterComments(text, jsonc.Object{{Name: root, Value: level}}.Marshal()), nil
 	}
-	st, top, err := parseSettings(text, plain)
+	ed, err := jsonc.NewEditor(text, true)
 	if err != nil {
 		return nil, err
 	}
-	if v, ok, err := st.member(top, root); err != nil {
+	if v, ok, err := ed.Member(ed.Top(), root); err != nil {
 		return nil, err
 	} else if ok {
-		st.replace(v, level)
-	} else if err := st.insertMember(top, root, level); err != nil {
+		ed.Replace(v, level)
+	} else if err := ed.InsertMember(ed.Top(), root, level); err != nil {
 		return nil, err
 	}
-	return st.apply(), nil
+	return ed.Apply(), nil
 }
 
 // geminiTrustRemove returns text without root's own TRUST_FOLDER rule;
 // nil when the file held nothing else.
 func geminiTrustRemove(text []byte, root string) ([]byte, error) {
-	plain := stripJSONComments(text)
-	if len(bytes.TrimSpace(plain)) == 0 {
+	if jsonc.IsBlank(text, true) {
 		return text, nil
 	}
-	st, top, err := parseSettings(text, plain)
+	ed, err := jsonc.NewEditor(text, true)
 	if err != nil {
 		return nil, err
 	}
-	v, ok, err := st.member(top, root)
-	if err != nil || !ok || string(st.plain[v.start:v.end]) != string(jsonString(geminiTrustFolder)) {
+	v, ok, err := ed.Member(ed.Top(), root)
+	if err != nil || !ok || string(ed.Raw(v)) != string(jsonc.String(geminiTrustFolder)) {
 		return text, err
 	}
-	if _, err := st.removeMember(top, root); err != nil {
+	if _, err := ed.RemoveMember(ed.Top(), root); err != nil {
 		return nil, err
 	}
-	out := st.apply()
-	if emptyObject(out) {
+	out := ed.Apply()
+	if jsonc.IsEmptyObject(out) {
 		return nil, nil
 	}
 	return out, nil

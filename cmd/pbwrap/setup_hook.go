@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
 // hookProgram returns the program an agent's hook runs: "pbwrap" when the
@@ -118,52 +120,15 @@ func hookProgramOf(command, agent string) (prog string, ok bool) {
 
 // entry is the hook's entry in the event's list.
 func (s *hookSpec) entry(command string) json.RawMessage {
-	hook := jsonObject{
-		{"type", json.RawMessage(`"command"`)},
-		{"command", jsonString(command)},
-		{"timeout", json.RawMessage(fmt.Sprint(s.timeout))},
+	hook := jsonc.Object{
+		{Name: "type", Value: json.RawMessage(`"command"`)},
+		{Name: "command", Value: jsonc.String(command)},
+		{Name: "timeout", Value: json.RawMessage(fmt.Sprint(s.timeout))},
 	}
-	return jsonObject{
-		{"matcher", jsonString(s.matcher)},
-		{"hooks", marshalArray([]json.RawMessage{hook.marshal()})},
-	}.marshal()
-}
-
-// marshalArray writes the values as a JSON array, as they are.
-func marshalArray(values []json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, v := range values {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(v)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
-}
-
-// newSettingsFile is the text of a new settings file holding the JSON
-// object compact: indented with two spaces, as the agents write theirs.
-func newSettingsFile(compact json.RawMessage) []byte {
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return append(compact, '\n') // Made by setup, valid: cannot happen.
-	}
-	out.WriteByte('\n')
-	return out.Bytes()
-}
-
-// indentOf is the indentation of the first indented line of lines, or
-// two spaces.
-func indentOf(lines [][]byte) string {
-	for _, l := range lines[min(1, len(lines)):] {
-		ws := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
-		if len(ws) > 0 && len(ws) < len(bytes.TrimRight(l, "\r")) {
-			return string(ws)
-		}
-	}
-	return "  "
+	return jsonc.Object{
+		{Name: "matcher", Value: jsonc.String(s.matcher)},
+		{Name: "hooks", Value: jsonc.Array([]json.RawMessage{hook.Marshal()})},
+	}.Marshal()
 }
 
 // piExtensionHead is the first line of pbwrap's Pi extension, by which
@@ -176,7 +141,7 @@ var piSpawn = regexp.MustCompile(`spawn\(("(?:[^"\\]|\\.)*")`)
 
 // piExtensionFor is pbwrap's Pi extension running prog.
 func piExtensionFor(prog string) []byte {
-	return []byte(strings.Replace(piExtension, `spawn("pbwrap", `, "spawn("+string(jsonString(prog))+", ", 1))
+	return []byte(strings.Replace(piExtension, `spawn("pbwrap", `, "spawn("+string(jsonc.String(prog))+", ", 1))
 }
 
 // piExtensionProgram returns the program that text, pbwrap's Pi

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
 // The entries setup writes are those of the snippets pbwrap help agents
@@ -279,7 +281,7 @@ func FuzzSetupInstall(f *testing.F) {
 				continue
 			}
 			var v any
-			if err := json.Unmarshal(stripJSONComments(out), &v); err != nil {
+			if err := json.Unmarshal(jsonc.StripComments(out), &v); err != nil {
 				t.Fatalf("%s: install(%q) wrote %q, not JSON: %v", s.agent, in, out, err)
 			}
 			commands, err := s.hookCommands(out)
@@ -314,10 +316,10 @@ func checkRemove(t *testing.T, s *hookSpec, in, out []byte) {
 	}
 	plain := in
 	if s.comments {
-		plain = stripJSONComments(in)
+		plain = jsonc.StripComments(in)
 	}
-	top, err := parseObject(plain)
-	if err != nil || top.get("hooks") != nil || len(top) == 0 {
+	top, err := jsonc.ParseObject(plain)
+	if err != nil || top.Get("hooks") != nil || len(top) == 0 {
 		return // Blank, or a hooks of its own: what remove leaves differs.
 	}
 	if string(removed) != string(in) {
@@ -366,14 +368,14 @@ func TestSetupRemove(t *testing.T) {
 // trusts it, and removed as added; the user's rules stay.
 func TestGeminiTrust(t *testing.T) {
 	root := t.TempDir()
-	q := string(jsonString(root))
+	q := string(jsonc.String(root))
 	for _, tc := range []struct{ in, want string }{
 		{"", "{\n  " + q + ": \"TRUST_FOLDER\"\n}\n"},
 		{"{\n  \"/src\": \"TRUST_FOLDER\"\n}\n", "{\n  \"/src\": \"TRUST_FOLDER\",\n  " + q + ": \"TRUST_FOLDER\"\n}\n"},
 		{"{" + q + ": \"DO_NOT_TRUST\"}", "{" + q + ": \"TRUST_FOLDER\"}"},
 		{"// mine\n{\"/x/y\": \"TRUST_PARENT\"}", "// mine\n{\"/x/y\": \"TRUST_PARENT\", " + q + ": \"TRUST_FOLDER\"}"},
 		// A rule that trusts it already: nothing to add.
-		{"{" + string(jsonString(filepath.Dir(root))) + ": \"TRUST_FOLDER\"}", "{" + string(jsonString(filepath.Dir(root))) + ": \"TRUST_FOLDER\"}"},
+		{"{" + string(jsonc.String(filepath.Dir(root))) + ": \"TRUST_FOLDER\"}", "{" + string(jsonc.String(filepath.Dir(root))) + ": \"TRUST_FOLDER\"}"},
 	} {
 		got, err := geminiTrustInstall([]byte(tc.in), root)
 		if err != nil || string(got) != tc.want {
