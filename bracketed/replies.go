@@ -13,6 +13,14 @@ import "time"
 // alone does not say.
 const Question = "\x1b[?2004$p\x1b[?12$p\x1b[c"
 
+// PasteQuestion asks only about bracketed paste: DECRQM for DEC private
+// mode 2004, then DA1, which every terminal answers, after any DECRQM
+// answer. It is what pbwrap doctor asks, with bracketed paste left as it
+// is: a DECRQM answer of 0 (not recognized) or 4 (permanently reset) then
+// says that the terminal does not support bracketed paste; 1, 2 or 3 that
+// it does. Replies takes its answers as it takes Question's.
+const PasteQuestion = "\x1b[?2004$p\x1b[c"
+
 // maxReply bounds what Replies holds of one answer: ESC [ ? and the
 // parameters. The longest DA1 answers list a few dozen attributes
 // (xterm's is 33 bytes); a longer sequence is no answer to Question.
@@ -159,6 +167,46 @@ func (r *Replies) Flush(dst []byte, now time.Time) ([]byte, time.Time) {
 		dst = r.release(dst)
 	}
 	return dst, r.Deadline()
+}
+
+// Take is Write for a caller that keeps nothing but the answers, and
+// reads the terminal itself (pbwrap doctor): it scans p, after Ask, and
+// returns how many of its bytes it used: all of them, unless the DA1
+// answer ends within p, in which case it stops right after it, and the
+// rest is not the terminal's but what the user typed next; once the DA1
+// answer is in (or after Stop), it uses nothing. What is not an answer is
+// dropped, not passed on, and so a control character inside a possible
+// answer (a Ctrl key typed as the answer arrives) does not refute it but
+// is skipped, as ECMA-48 has C0 controls act apart from the sequence they
+// interrupt; ESC, CAN and SUB still end it. Any chunking of the input
+// gives the same answers. Take holds nothing across calls that a deadline
+// must release: a caller of Take never calls Flush. Use either Write or
+// Take on a Replies, not both.
+func (r *Replies) Take(p []byte) int {
+	var drop [maxReply + 1]byte // What Write passes on: dropped.
+	for i, c := range p {
+		if r.done {
+			return i
+		}
+		if r.inCSI() && isSkippedControl(c) {
+			continue
+		}
+		r.Write(drop[:0], p[i:i+1], time.Time{})
+	}
+	return len(p)
+}
+
+// inCSI reports whether Replies is inside a possible answer, past its
+// ESC [.
+func (r *Replies) inCSI() bool {
+	return r.state == replyCSI || r.state == replyParams || r.state == replyDollar
+}
+
+// isSkippedControl reports whether c, inside a control sequence, acts on
+// its own and leaves the sequence going (ECMA-48): a C0 control other
+// than ESC, CAN and SUB, or DEL.
+func isSkippedControl(c byte) bool {
+	return c < 0x20 && c != esc && c != can && c != sub || c == 0x7f
 }
 
 // HeldSince is when the held bytes arrived: they pass on with that time.

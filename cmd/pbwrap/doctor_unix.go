@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
@@ -91,7 +92,7 @@ type terminalQuery struct {
 	late    func()        // if set, called when timeout has passed without the DA1 answer (a test seam)
 }
 
-// ask writes terminalQuestion to tty, reads the answers, and returns the
+// ask writes bracketed.PasteQuestion to tty, reads the answers, and returns the
 // DECRQM state for mode 2004 ("" when none came within q.timeout).
 //
 // tty is used through its descriptor in blocking mode: ask puts it so for
@@ -124,16 +125,19 @@ func (q terminalQuery) ask(tty *os.File) (state string, err error) {
 	if err := ptyio.SetTermios(tty, questionMode(saved)); err != nil {
 		return "", fmt.Errorf("set terminal to raw mode: %w", err)
 	}
-	if _, err := tty.WriteString(terminalQuestion); err != nil {
+	if _, err := tty.WriteString(bracketed.PasteQuestion); err != nil {
 		return "", fmt.Errorf("write terminal query: %w", err)
 	}
-	var sc replyScanner
-	if err := readReplies(tty, &sc, time.Now().Add(q.timeout)); err != nil {
+	var r bracketed.Replies
+	r.Ask()
+	if err := readReplies(tty, &r, time.Now().Add(q.timeout)); err != nil {
 		return "", err
 	}
-	state = sc.mode
-	if !sc.da1 {
-		err = q.discardLate(tty, fd, &sc)
+	if m := r.Mode(); m != bracketed.ModeUnanswered {
+		state = string(m)
+	}
+	if !r.AnsweredDA1() {
+		err = q.discardLate(tty, fd, &r)
 	}
 	return state, err
 }
@@ -149,11 +153,11 @@ func questionMode(saved *unix.Termios) *unix.Termios {
 }
 
 // readReplies reads tty, which must be in questionMode and blocking, a
-// byte at a time into sc, until sc has the DA1 answer or deadline has
+// byte at a time into r, until r has the DA1 answer or deadline has
 // passed.
-func readReplies(tty *os.File, sc *replyScanner, deadline time.Time) error {
+func readReplies(tty *os.File, r *bracketed.Replies, deadline time.Time) error {
 	var b [1]byte
-	for !sc.da1 && time.Now().Before(deadline) {
+	for !r.AnsweredDA1() && time.Now().Before(deadline) {
 		n, err := tty.Read(b[:])
 		if err == io.EOF {
 			continue // VTIME passed without a byte.
@@ -161,7 +165,7 @@ func readReplies(tty *os.File, sc *replyScanner, deadline time.Time) error {
 		if err != nil {
 			return fmt.Errorf("read terminal answer: %w", err)
 		}
-		sc.feed(b[:n])
+		r.Take(b[:n])
 	}
 	return nil
 }
@@ -169,14 +173,14 @@ func readReplies(tty *os.File, sc *replyScanner, deadline time.Time) error {
 // discardLate drains the late answers of a terminal that has not
 // answered DA1 by the deadline, for q.grace or until DA1, and if DA1 has
 // still not come, discards the terminal's pending input.
-func (q terminalQuery) discardLate(tty *os.File, fd int, sc *replyScanner) error {
+func (q terminalQuery) discardLate(tty *os.File, fd int, r *bracketed.Replies) error {
 	if q.late != nil {
 		q.late()
 	}
-	if err := readReplies(tty, sc, time.Now().Add(q.grace)); err != nil {
+	if err := readReplies(tty, r, time.Now().Add(q.grace)); err != nil {
 		return err
 	}
-	if sc.da1 {
+	if r.AnsweredDA1() {
 		return nil
 	}
 	if err := flushInput(fd); err != nil {

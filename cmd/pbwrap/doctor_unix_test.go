@@ -10,10 +10,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
 )
+
+// Answers as terminals write them.
+const (
+	da1XTerm = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c" // the longest in common use
+	da1VTE   = "\x1b[?65;1;9c"
+	da1Old   = "\x1b[?1;2c" // a VT100
+	focusIn  = "\x1b[I"
+	focusOut = "\x1b[O"
+)
+
+func decrpm(ps string) string { return "\x1b[?2004;" + ps + "$y" }
 
 // sentinel is what the user types once the query is over: the first
 // thing the shell reads after it must be what followed the answers, then
@@ -141,14 +153,14 @@ func answerQuestion(master *os.File, answer []string) error {
 	}
 	var got []byte
 	buf := make([]byte, 64)
-	for len(got) < len(terminalQuestion) {
+	for len(got) < len(bracketed.PasteQuestion) {
 		n, err := master.Read(buf)
 		got = append(got, buf[:n]...)
 		if err != nil {
 			return err
 		}
 	}
-	if string(got) != terminalQuestion {
+	if string(got) != bracketed.PasteQuestion {
 		return errors.New("asked " + string(got))
 	}
 	for i, piece := range answer {

@@ -1,4 +1,4 @@
-package main
+package bracketed
 
 import (
 	"fmt"
@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// Answers as terminals write them.
+// The answers to PasteQuestion as pbwrap doctor takes them (Take): as
+// terminals write them, among keys the user types.
 const (
 	da1XTerm = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c" // the longest in common use
 	da1VTE   = "\x1b[?65;1;9c"
@@ -17,7 +18,7 @@ const (
 
 func decrpm(ps string) string { return "\x1b[?2004;" + ps + "$y" }
 
-type replyCase struct {
+type takeCase struct {
 	name string
 	in   string
 	mode string
@@ -25,8 +26,8 @@ type replyCase struct {
 	rest string // what follows the DA1 answer: not used
 }
 
-func replyCases() []replyCase {
-	cases := []replyCase{
+func takeCases() []takeCase {
+	cases := []takeCase{
 		{name: "nothing yet"},
 		{name: "only DA1", in: da1VTE, da1: true},
 		{name: "only DA1, old terminal", in: da1Old, da1: true},
@@ -48,36 +49,52 @@ func replyCases() []replyCase {
 		{name: "a state out of range", in: decrpm("5") + da1VTE, da1: true},
 		{name: "a two-digit state", in: decrpm("12") + da1VTE, da1: true},
 		{name: "DA2 is not DA1", in: "\x1b[>41;354;0c"},
-		{name: "the question echoed is not DA1", in: terminalQuestion},
+		{name: "the question echoed is not DA1", in: PasteQuestion},
 		{name: "an empty DA1 is not DA1", in: "\x1b[?c"},
-		{name: "an overlong sequence is not DA1", in: "\x1b[?" + strings.Repeat("1;", maxCSI) + "c"},
-		{name: "answers after an overlong sequence", in: "\x1b[?" + strings.Repeat("1", 2*maxCSI) + "$y" + decrpm("2") + da1VTE, mode: "2", da1: true},
+		{name: "an overlong sequence is not DA1", in: "\x1b[?" + strings.Repeat("1;", maxReply) + "c"},
+		{name: "answers after an overlong sequence", in: "\x1b[?" + strings.Repeat("1", 2*maxReply) + "$y" + decrpm("2") + da1VTE, mode: "2", da1: true},
 	}
 	for _, ps := range []string{"0", "1", "2", "3", "4"} {
-		cases = append(cases, replyCase{name: "DECRQM " + ps, in: decrpm(ps) + da1VTE, mode: ps, da1: true})
+		cases = append(cases, takeCase{name: "DECRQM " + ps, in: decrpm(ps) + da1VTE, mode: ps, da1: true})
 	}
 	return cases
 }
 
-// scanChunks feeds in to a new scanner n bytes at a time, as long as it
-// uses them, and returns it with the bytes it did not use.
-func scanChunks(in string, n int) (*replyScanner, string) {
-	var s replyScanner
-	for off := 0; off < len(in); {
-		chunk := in[off:min(off+n, len(in))]
-		used := s.feed([]byte(chunk))
-		off += used
-		if used < len(chunk) {
-			return &s, in[off:]
-		}
-	}
-	return &s, ""
+// A taken is what Take found: the DECRQM answer for mode 2004 as a
+// string ("" for none), and whether DA1 came.
+type taken struct {
+	mode string
+	da1  bool
 }
 
-// TestQueryReplies: every case at every chunk size finds the same
-// answers and stops right after DA1.
-func TestQueryReplies(t *testing.T) {
-	for _, tc := range replyCases() {
+func takenOf(r *Replies) *taken {
+	t := &taken{da1: r.AnsweredDA1()}
+	if m := r.Mode(); m != ModeUnanswered {
+		t.mode = string(m)
+	}
+	return t
+}
+
+// scanChunks feeds in to a new Replies, asked, n bytes at a time, as long
+// as it uses them, and returns what it took with the bytes it did not use.
+func scanChunks(in string, n int) (*taken, string) {
+	var r Replies
+	r.Ask()
+	for off := 0; off < len(in); {
+		chunk := in[off:min(off+n, len(in))]
+		used := r.Take([]byte(chunk))
+		off += used
+		if used < len(chunk) {
+			return takenOf(&r), in[off:]
+		}
+	}
+	return takenOf(&r), ""
+}
+
+// TestRepliesTake: every case at every chunk size finds the same answers
+// and stops right after DA1.
+func TestRepliesTake(t *testing.T) {
+	for _, tc := range takeCases() {
 		for n := 1; n <= max(len(tc.in), 1); n++ {
 			s, rest := scanChunks(tc.in, n)
 			if s.mode != tc.mode || s.da1 != tc.da1 || rest != tc.rest {
@@ -88,24 +105,26 @@ func TestQueryReplies(t *testing.T) {
 	}
 }
 
-// TestQueryRepliesSplitAnywhere: an answer split in two at any byte, as
+// TestRepliesTakeSplitAnywhere: an answer split in two at any byte, as
 // reads can split it, is found.
-func TestQueryRepliesSplitAnywhere(t *testing.T) {
+func TestRepliesTakeSplitAnywhere(t *testing.T) {
 	in := focusIn + decrpm("2") + "q" + da1XTerm
 	for i := 0; i <= len(in); i++ {
-		var s replyScanner
-		used := s.feed([]byte(in[:i]))
-		used += s.feed([]byte(in[i:]))
+		var r Replies
+		r.Ask()
+		used := r.Take([]byte(in[:i]))
+		used += r.Take([]byte(in[i:]))
+		s := takenOf(&r)
 		if s.mode != "2" || !s.da1 || used != len(in) {
 			t.Errorf("%q split at %d: mode %q, DA1 %v, used %d; want %q, true, %d", in, i, s.mode, s.da1, used, "2", len(in))
 		}
 	}
 }
 
-// FuzzQueryReplies: any chunking of any input gives the answers of the
+// FuzzRepliesTake: any chunking of any input gives the answers of the
 // whole input at once.
-func FuzzQueryReplies(f *testing.F) {
-	for _, tc := range replyCases() {
+func FuzzRepliesTake(f *testing.F) {
+	for _, tc := range takeCases() {
 		f.Add(tc.in, uint8(1))
 		f.Add(tc.in, uint8(7))
 	}
