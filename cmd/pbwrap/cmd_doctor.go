@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/store"
 )
 
@@ -111,7 +113,7 @@ func (d *doctor) checkRoot(cfg *config) string {
 		}
 		fmt.Println(line)
 	}
-	if free, where, err := freeSpace(root); err == nil {
+	if free, where, err := fsutil.FreeSpace(root); err == nil {
 		mark := "ok  "
 		if free < lowSpace {
 			mark = "FAIL"
@@ -140,7 +142,7 @@ func (d *doctor) checkTerminal() {
 		mux = "screen (STY is set): GNU screen supports bracketed paste from version 5"
 	}
 	fmt.Printf("  inside a multiplexer: %s\n", mux)
-	state, err := queryBracketedPaste(decrqmTimeout)
+	state, err := ptyio.QueryBracketedPaste(decrqmTimeout)
 	switch {
 	case err != nil:
 		fmt.Printf("  bracketed paste: not asked (%v)\n", printableError(err))

@@ -2,6 +2,13 @@
 
 package main
 
-import "github.com/pbwrap/pbwrap/capture"
+import (
+	"errors"
+
+	"github.com/pbwrap/pbwrap/capture"
+)
+
+// errNoTerminalSupport says why doctor cannot check pastes here.
+var errNoTerminalSupport = errors.New("not supported on this system")
 
 func pasteAtTerminal(capture.BurstMode) (*pasteSample, error) { return nil, errNoTerminalSupport }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,10 +19,7 @@ const pasteReadSize = 32 << 10
 
 // pasteAtTerminal runs the paste check on the controlling terminal.
 func pasteAtTerminal(mode capture.BurstMode) (*pasteSample, error) {
-	tty, err := openTTY("/dev/tty")
-	if errors.Is(err, unix.ENXIO) {
-		return nil, errNotATerminal
-	}
+	tty, err := ptyio.ControllingTTY()
 	if err != nil {
 		return nil, err
 	}
@@ -40,11 +36,11 @@ type pasteCheck struct {
 
 // run asks for a paste on tty and reads it: until its end marker, a
 // Ctrl-C first, c.quiet without input after some came, or c.wait without
-// any. It is read as doctor's terminal query reads (terminalQuery.ask):
-// through tty's descriptor in blocking mode, in non-canonical mode with
-// VMIN 0 and VTIME readTick, since Go gives a terminal no read deadline on
-// macOS; with no echo and no signal keys, and no input translation (CR
-// stays CR), so that the bytes are the terminal's. Bracketed paste is on
+// any. It is read as doctor's terminal query reads (ptyio.QueryBracketedPaste):
+// through tty's descriptor in blocking mode, in ptyio.QuestionMode (reads
+// that wait a tenth of a second at most), since Go gives a terminal no
+// read deadline on macOS; with no echo and no signal keys, and no input
+// translation (CR stays CR), so that the bytes are the terminal's. Bracketed paste is on
 // while it reads, as pbwrap turns it on, so that a terminal that supports
 // it marks the paste. The terminal's settings are restored, and
 // bracketed paste turned off, on every return; input that comes after the
@@ -98,10 +94,10 @@ func (c pasteCheck) read(tty *os.File, probe *pasteProbe) error {
 	return nil
 }
 
-// pasteMode returns saved changed for the check: questionMode, and no
+// pasteMode returns saved changed for the check: ptyio.QuestionMode, and no
 // input translation or flow control, as in pbwrap's raw mode.
 func pasteMode(saved *unix.Termios) *unix.Termios {
-	raw := questionMode(saved)
+	raw := ptyio.QuestionMode(saved)
 	raw.Iflag &^= unix.ICRNL | unix.INLCR | unix.IGNCR | unix.IXON | unix.ISTRIP
 	return raw
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/pbwrap/pbwrap/capture"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"golang.org/x/sys/unix"
 )
 
 // pasteQuietTest ends a paste without markers in the tests: past the
@@ -238,7 +240,7 @@ type pasteResult struct {
 // /dev/tty, in the background.
 func runPasteCheck(t *testing.T, c pasteCheck, path string, mode capture.BurstMode) <-chan pasteResult {
 	t.Helper()
-	tty, err := openTTY(path)
+	tty, err := ptyio.OpenTTY(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +282,60 @@ func readMaster(t *testing.T, master *os.File, want string) string {
 		got = append(got, buf[:n]...)
 		if err != nil {
 			t.Fatalf("the terminal was shown %q, then: %v", got, err)
+		}
+	}
+	return string(got)
+}
+
+// sentinel is what the user types once the query is over: the first
+// thing the shell reads after it must be what followed the answers, then
+// this.
+const sentinel = "Z\n"
+
+// openTestPTY opens a PTY whose slave is cooked, with echo, and has VMIN
+// and VTIME of its own, so that the query must restore them.
+func openTestPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, slave, err := ptyio.OpenPTY()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close(); slave.Close() })
+	tios, err := ptyio.GetTermios(slave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tios.Lflag |= unix.ECHO | unix.ICANON | unix.ISIG
+	tios.Cc[unix.VMIN], tios.Cc[unix.VTIME] = 3, 7
+	if err := ptyio.SetTermios(slave, tios); err != nil {
+		t.Fatal(err)
+	}
+	return master, slave
+}
+
+// shellReads types the sentinel on master and returns what the shell
+// reads from the terminal at path up to it: anything the query left
+// unread comes first.
+func shellReads(t *testing.T, master *os.File, path string) string {
+	t.Helper()
+	shell, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shell.Close()
+	if err := shell.SetReadDeadline(time.Now().Add(ptytest.Watchdog)); err != nil {
+		t.Fatalf("read %s with a deadline: %v", path, err)
+	}
+	if _, err := master.WriteString(sentinel); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	buf := make([]byte, 256)
+	for !bytes.HasSuffix(got, []byte(sentinel)) {
+		n, err := shell.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("read %s after %q: %v", path, got, err)
 		}
 	}
 	return string(got)

@@ -2,7 +2,8 @@
 // needs, so that each rule is written once: whether a path lies within a
 // directory, the nearest part of a path that exists, and opening a file
 // below a directory without following any symbolic link (OpenBeneath),
-// and the words for a file that is not a regular one (Kind).
+// the words for a file that is not a regular one (Kind), and the space
+// free on a path's file system (FreeSpace).
 package fsutil
 
 import (

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package main
+package ptyio
 
 import "golang.org/x/sys/unix"
 
@@ -8,10 +8,8 @@ import "golang.org/x/sys/unix"
 // side for TIOCFLUSH.
 const fread = 0x1
 
-// flushInput discards the input the terminal fd has received and not
-// yet been read: tcflush(fd, TCIFLUSH), which the BSD libcs make
-// TIOCFLUSH with a pointer to FREAD (with 0 it would flush the output
-// too).
+// flushInput is tcflush(fd, TCIFLUSH), which the BSD libcs make TIOCFLUSH
+// with a pointer to FREAD (with 0 it would flush the output too).
 func flushInput(fd int) error {
 	return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, fread)
 }

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || linux
 
-package main
+package ptyio
 
 import (
 	"bytes"
@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/internal/ptyio"
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
 )
+
+// watchdog bounds every wait of these tests, as ptytest.Watchdog does
+// elsewhere (ptytest imports this package, so tests here cannot import it),
+// so that a hang fails the test instead of blocking it.
+const watchdog = 20 * time.Second
 
 // Answers as terminals write them.
 const (
@@ -33,12 +36,12 @@ func decrpm(ps string) string { return "\x1b[?2004;" + ps + "$y" }
 const sentinel = "Z\n"
 
 // TestQueryTerminal plays the terminal on the master side of a PTY while
-// the query runs on its slave side, opened as doctor opens /dev/tty: a
-// blocking descriptor that Go cannot give a deadline, as /dev/tty on
-// macOS. Whether the terminal answers at once, in pieces, late, never, or
-// only DA1, the query returns what came in time, nothing of the answers
-// is left for the shell to read, and the terminal's settings are exactly
-// as before. Regression test for issue 9, point 2: on macOS doctor
+// the query runs on its slave side, opened as QueryBracketedPaste opens
+// /dev/tty (OpenTTY): a blocking descriptor that Go cannot give a
+// deadline, as /dev/tty on macOS. Whether the terminal answers at once,
+// in pieces, late, never, or only DA1, the query returns what came in
+// time, nothing of the answers is left for the shell to read, and the
+// terminal's settings are exactly as before. Regression test for issue 9, point 2: on macOS doctor
 // reported "did not answer" and left the answers in the shell's input.
 func TestQueryTerminal(t *testing.T) {
 	answers := decrpm("2") + da1VTE
@@ -69,7 +72,7 @@ func TestQueryTerminal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			master, slave := openTestPTY(t)
-			before, err := ptyio.GetTermios(slave)
+			before, err := GetTermios(slave)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +88,7 @@ func TestQueryTerminal(t *testing.T) {
 			if err := <-played; err != nil {
 				t.Errorf("terminal: %v", err)
 			}
-			if after, err := ptyio.GetTermios(slave); err != nil || *after != *before {
+			if after, err := GetTermios(slave); err != nil || *after != *before {
 				t.Errorf("termios after the query:\n%+v, %v\nwant\n%+v", after, err, before)
 			}
 			if read := shellReads(t, master, slave.Name()); read != tc.next+sentinel {
@@ -100,11 +103,11 @@ func TestQueryTerminal(t *testing.T) {
 // the deadline can be kept; the rest of the settings stay.
 func TestQueryTerminalMode(t *testing.T) {
 	_, slave := openTestPTY(t)
-	saved, err := ptyio.GetTermios(slave)
+	saved, err := GetTermios(slave)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := questionMode(saved)
+	got := QuestionMode(saved)
 	want := *saved
 	want.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
 	want.Cc[unix.VMIN], want.Cc[unix.VTIME] = 0, 1
@@ -120,18 +123,18 @@ func TestQueryTerminalMode(t *testing.T) {
 // and VTIME of its own, so that the query must restore them.
 func openTestPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	master, slave, err := ptyio.OpenPTY()
+	master, slave, err := OpenPTY()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { master.Close(); slave.Close() })
-	tios, err := ptyio.GetTermios(slave)
+	tios, err := GetTermios(slave)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tios.Lflag |= unix.ECHO | unix.ICANON | unix.ISIG
 	tios.Cc[unix.VMIN], tios.Cc[unix.VTIME] = 3, 7
-	if err := ptyio.SetTermios(slave, tios); err != nil {
+	if err := SetTermios(slave, tios); err != nil {
 		t.Fatal(err)
 	}
 	return master, slave
@@ -148,7 +151,7 @@ func playTerminal(master *os.File, answer []string) <-chan error {
 }
 
 func answerQuestion(master *os.File, answer []string) error {
-	if err := master.SetReadDeadline(time.Now().Add(ptytest.Watchdog)); err != nil {
+	if err := master.SetReadDeadline(time.Now().Add(watchdog)); err != nil {
 		return err
 	}
 	var got []byte
@@ -174,11 +177,11 @@ func answerQuestion(master *os.File, answer []string) error {
 	return nil
 }
 
-// runQuery runs q on the terminal at path, opened as doctor opens
-// /dev/tty, failing the test at the watchdog.
+// runQuery runs q on the terminal at path, opened as
+// QueryBracketedPaste opens /dev/tty, failing the test at the watchdog.
 func runQuery(t *testing.T, q terminalQuery, path string) (string, error) {
 	t.Helper()
-	tty, err := openTTY(path)
+	tty, err := OpenTTY(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +198,7 @@ func runQuery(t *testing.T, q terminalQuery, path string) (string, error) {
 	select {
 	case r := <-done:
 		return r.state, r.err
-	case <-time.After(ptytest.Watchdog):
+	case <-time.After(watchdog):
 		t.Fatalf("watchdog: the query did not return")
 		return "", nil
 	}
@@ -211,7 +214,7 @@ func shellReads(t *testing.T, master *os.File, path string) string {
 		t.Fatal(err)
 	}
 	defer shell.Close()
-	if err := shell.SetReadDeadline(time.Now().Add(ptytest.Watchdog)); err != nil {
+	if err := shell.SetReadDeadline(time.Now().Add(watchdog)); err != nil {
 		t.Fatalf("read %s with a deadline: %v", path, err)
 	}
 	if _, err := master.WriteString(sentinel); err != nil {

@@ -1,0 +1,12 @@
+//go:build !darwin && !freebsd && !linux
+
+package fsutil
+
+import (
+	"errors"
+	"os"
+)
+
+func freeSpace(path string) (uint64, error) {
+	return 0, &os.PathError{Op: "statfs", Path: path, Err: errors.ErrUnsupported}
+}

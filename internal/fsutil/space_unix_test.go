@@ -1,0 +1,18 @@
+//go:build darwin || freebsd || linux
+
+package fsutil
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// FreeSpace looks where the path's nearest existing part is, and a file
+// system with room to test in has some.
+func TestFreeSpace(t *testing.T) {
+	dir := t.TempDir()
+	free, where, err := FreeSpace(filepath.Join(dir, "not", "yet"))
+	if err != nil || where != dir || free == 0 {
+		t.Errorf("FreeSpace(%s/not/yet) = %d, %s, %v; want some, %s, nil", dir, free, where, err, dir)
+	}
+}
