@@ -36,7 +36,7 @@
 // Nothing an agent can touch is trusted, and agents can write in the root:
 // a session checks the root and its own directory before each write
 // (Session.Check; ErrSessionGone when the directory was removed, so that
-// the caller can make it again), reuses a paste file only if it still
+// the caller, or an Opener for it, can make it again), reuses a paste file only if it still
 // holds the text, and ReadManifest checks every value of a manifest it
 // reads, within a size limit.
 //

@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pbwrap/pbwrap/capture"
@@ -42,22 +40,22 @@ func wrap(cfg *config, argv []string) error {
 		return execDirectly(cfg, path, argv)
 	}
 	s := newSessionOpener(cfg, filepath.Base(argv[0]))
-	defer s.close()
-	logs, err := openLogs(cfg, s)
+	defer s.Close()
+	logs, err := openLogs(cfg, s.Session())
 	if err != nil {
 		return err
 	}
 	defer logs.close()
-	s.logf = logs.logf
-	if err := s.sayIfUnsaved(cfg); err != nil {
+	s.SetLog(logs.logf)
+	if err := s.sayIfUnsaved(cfg, logs.logf); err != nil {
 		return err
 	}
-	if !cfg.noAgentArgs && s.root != "" {
+	if !cfg.noAgentArgs && s.Root() != "" {
 		s.agent = argv
-		argv = agentArgs(argv, s.root)
+		argv = agentArgs(argv, s.Root())
 	}
-	logs.debugf("start: %s, session %s, root %s", argv, s.id, s.root)
-	waitCleanup := startCleanup(s.root, cfg.ttl, logs)
+	logs.debugf("start: %s, session %s, root %s", argv, s.ID(), s.Root())
+	waitCleanup := startCleanup(s.Root(), cfg.ttl, logs)
 	defer waitCleanup()
 	pcfg, in := proxyConfig(cfg, path, argv, s, logs)
 	status, err := ptyproxy.Run(pcfg)
@@ -150,7 +148,7 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		// does not answer the question.
 		TerminalMarks: os.Getenv("TMUX") != "",
 		RepeatWindow:  repeat,
-		Open:          s.open,
+		Open:          s.Open,
 		Mode:          out.Mode,
 		CursorBlink:   out.SetCursorBlink,
 		Logf:          logs.logf,
@@ -159,7 +157,7 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	return ptyproxy.Config{
 		Path:             path,
 		Args:             argv,
-		Env:              s.childEnv(cfg.childEnv(os.Environ(), s.root)),
+		Env:              s.childEnv(cfg.childEnv(os.Environ(), s.Root()), logs.logf),
 		Input:            in,
 		Output:           out,
 		TerminalSetup:    func() []byte { return out.AppendRestore([]byte(bracketedOn)) },
@@ -178,11 +176,11 @@ type logs struct {
 }
 
 // openLogs opens the log that cfg asks for: --log, or the session's
-// debug.log with --debug alone, or none.
-func openLogs(cfg *config, s *sessionOpener) (*logs, error) {
+// debug.log with --debug alone (when there is a session), or none.
+func openLogs(cfg *config, sess *store.Session) (*logs, error) {
 	path := cfg.logPath
-	if path == "" && cfg.debug && s.sess != nil {
-		path = filepath.Join(s.sess.Dir, "debug.log")
+	if path == "" && cfg.debug && sess != nil {
+		path = filepath.Join(sess.Dir, "debug.log")
 	}
 	logger, closeLog, err := openLog(path)
 	if err != nil {
@@ -256,125 +254,19 @@ func (l *logs) cleanup(report *store.CleanReport, err error) {
 	}
 }
 
-// sessionOpener makes the run's store session on demand: at start, and
-// again on the next large paste whenever it failed before, or is gone.
-// Agents can write in the root: before each save, open checks the root and
-// the session directory again (store.Session.Check), refuses an unsafe
-// root as at start, and makes the session anew when its directory was
-// removed (see open). Its methods are safe for concurrent use: capture
-// calls open from the input goroutine while wrap holds the opener.
+// A sessionOpener is the run's store session (store.Opener) with what
+// the child is given of it: its environment (childEnv), and agent, the
+// command as given when pbwrap adds what a known agent needs to read the
+// root.
 type sessionOpener struct {
-	meta    store.Meta
-	id      string // PBWRAP_SESSION, given to the child; the session's own (sess.ID) only differs after a recovery found the name taken
-	root    string // resolved, or "" when the root cannot even be named
-	rootErr error
-	logf    func(string, ...any)
-	agent   []string // the command as given, when pbwrap adds what a known agent needs to read the root (see childEnv)
-
-	mu     sync.Mutex
-	sess   *store.Session
-	closed bool // by close: open makes no more sessions, which no one would end
+	*store.Opener
+	argv0 string   // the command's base name, for messages
+	agent []string // set when the agent's own arguments get the root (see childEnv)
 }
-
-// errOpenerClosed is open's error once pbwrap is on its way out.
-var errOpenerClosed = errors.New("store: the session has ended")
 
 func newSessionOpener(cfg *config, argv0 string) *sessionOpener {
-	s := &sessionOpener{
-		meta: store.Meta{PID: os.Getpid(), Argv0: argv0, Start: time.Now(), Version: versionString()},
-		logf: func(string, ...any) {},
-	}
-	var err error
-	if s.id, err = store.NewSessionID(); err != nil {
-		s.rootErr = err
-		return s
-	}
-	if s.root, err = store.ResolveRoot(cfg.root); err != nil {
-		s.rootErr = err
-		return s
-	}
-	if _, err := s.open(); err != nil {
-		s.rootErr = err
-	}
-	return s
-}
-
-// open returns the session to save a paste in, checked just now: the root
-// passes the store's rules as at start (a symlink, a file, another user's
-// root is refused, with the reason, and the paste goes inline; a missing
-// root is made again), and the session directory is the one made, with
-// its lock (store.Session.Check).
-//
-// When the session is gone (its directory, or the whole root, was removed,
-// or replaced), the old session is let go (its lock released; whatever
-// took its name is left alone) and a new one is made, with every check of
-// the start: a new directory, locked, with its manifest. It keeps the run's
-// id, so that PBWRAP_SESSION and PBWRAP_SESSION_DIR, given to the child at
-// start, still name it. Only if that name is taken, by something this run
-// did not make, does the new session get a new id (in the same root),
-// which the log gives.
-func (s *sessionOpener) open() (*store.Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errOpenerClosed
-	}
-	if s.sess != nil {
-		err := s.sess.Check()
-		if !errors.Is(err, store.ErrSessionGone) {
-			return s.checked(err)
-		}
-		s.logf("%v: making it again", err)
-		s.letGo()
-	}
-	if s.root == "" {
-		return nil, s.rootErr
-	}
-	return s.create()
-}
-
-// checked returns the session that Check found usable, or Check's error.
-func (s *sessionOpener) checked(err error) (*store.Session, error) {
-	if err != nil {
-		return nil, err
-	}
-	return s.sess, nil
-}
-
-// letGo releases the session that is gone, with s.mu held.
-func (s *sessionOpener) letGo() {
-	if err := s.sess.Close(); err != nil {
-		s.logf("%v", err)
-	}
-	s.sess = nil
-}
-
-// create makes the root, if need be, and the session, with s.mu held:
-// under the run's id, or a new one when that name is taken.
-func (s *sessionOpener) create() (*store.Session, error) {
-	root, err := store.OpenRoot(s.root)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := root.NewSession(s.id, s.meta)
-	if errors.Is(err, fs.ErrExist) {
-		sess, err = s.createElsewhere(root)
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.sess = sess
-	return sess, nil
-}
-
-// createElsewhere makes the session under a new id: the run's is taken.
-func (s *sessionOpener) createElsewhere(root *store.Root) (*store.Session, error) {
-	id, err := store.NewSessionID()
-	if err != nil {
-		return nil, err
-	}
-	s.logf("store: %s is taken by what pbwrap did not make: saving in session %s instead", filepath.Join(root.Path, s.id), id)
-	return root.NewSession(id, s.meta)
+	meta := store.Meta{PID: os.Getpid(), Argv0: argv0, Start: time.Now(), Version: versionString()}
+	return &sessionOpener{Opener: store.NewOpener(cfg.root, meta), argv0: argv0}
 }
 
 // sayIfUnsaved tells the user, once and before the child owns the
@@ -385,12 +277,13 @@ func (s *sessionOpener) createElsewhere(root *store.Root) (*store.Session, error
 // a newline or ESC: that may be why it is refused); a root that does not
 // print is not repeated in the doctor command, which the user could not
 // paste back anyway.
-func (s *sessionOpener) sayIfUnsaved(cfg *config) error {
-	if s.rootErr == nil {
+func (s *sessionOpener) sayIfUnsaved(cfg *config, logf func(string, ...any)) error {
+	rootErr := s.Err()
+	if rootErr == nil {
 		return nil
 	}
-	s.logf("%v", s.rootErr) // The store's errors say "store:".
-	root := s.root
+	logf("%v", rootErr) // The store's errors say "store:".
+	root := s.Root()
 	if root == "" {
 		root = cfg.root
 	}
@@ -399,9 +292,9 @@ func (s *sessionOpener) sayIfUnsaved(cfg *config) error {
 		doctor = "pbwrap --root " + shellQuote(root) + " doctor"
 	}
 	if cfg.requireStore {
-		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %s (%s tells more)", oneLine(s.meta.Argv0), oneLine(s.rootErr.Error()), doctor)
+		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %s (%s tells more)", oneLine(s.argv0), oneLine(rootErr.Error()), doctor)
 	}
-	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %s (%s tells more)\n", oneLine(s.rootErr.Error()), doctor)
+	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %s (%s tells more)\n", oneLine(rootErr.Error()), doctor)
 	return nil
 }
 
@@ -420,43 +313,30 @@ func shellQuote(v string) string {
 	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
-// close ends the session: a run that saved nothing leaves nothing behind
-// (see store.Session.End). Later calls to open fail.
-func (s *sessionOpener) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	if s.sess != nil {
-		if err := s.sess.End(); err != nil {
-			s.logf("%v", err)
-		}
-	}
-}
-
 // childEnv is env with the session's variables set: PBWRAP_SESSION also
 // tells a nested pbwrap to step aside. A known agent that takes its read
 // permissions from the environment gets the root there too (agentEnv); a
 // value of the user's that pbwrap cannot add to is left alone, and the log
 // says so.
-func (s *sessionOpener) childEnv(env []string) []string {
+func (s *sessionOpener) childEnv(env []string, logf func(string, ...any)) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
 		if !hasKey(kv, "PBWRAP_SESSION") && !hasKey(kv, "PBWRAP_SESSION_DIR") {
 			out = append(out, kv)
 		}
 	}
-	id := s.id
+	id := s.ID()
 	if id == "" {
 		id = "none"
 	}
 	out = append(out, "PBWRAP_SESSION="+id)
-	if s.root != "" && s.id != "" {
-		out = append(out, "PBWRAP_SESSION_DIR="+filepath.Join(s.root, s.id))
+	if s.Root() != "" && s.ID() != "" {
+		out = append(out, "PBWRAP_SESSION_DIR="+filepath.Join(s.Root(), s.ID()))
 	}
 	if s.agent != nil {
 		var err error
-		if out, err = agentEnv(s.agent, out, s.root); err != nil {
-			s.logf("%v", err)
+		if out, err = agentEnv(s.agent, out, s.Root()); err != nil {
+			logf("%v", err)
 		}
 	}
 	return out

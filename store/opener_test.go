@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package store
 
 import (
 	"errors"
@@ -10,27 +10,26 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/pbwrap/pbwrap/store"
+	"time"
 )
 
 // newTestOpener is the session opener of a pbwrap run with its root under
 // the test's directory, logging into logs.
-func newTestOpener(t *testing.T, logs *[]string) *sessionOpener {
+func newTestOpener(t *testing.T, logs *[]string) *Opener {
 	t.Helper()
-	s := newSessionOpener(&config{root: filepath.Join(realDir(t), "root")}, "claude")
-	if s.rootErr != nil {
-		t.Fatal(s.rootErr)
+	s := NewOpener(filepath.Join(realDir(t), "root"), Meta{PID: os.Getpid(), Argv0: "claude", Start: time.Now()})
+	if s.Err() != nil {
+		t.Fatal(s.Err())
 	}
-	s.logf = func(format string, args ...any) { *logs = append(*logs, fmt.Sprintf(format, args...)) }
-	t.Cleanup(s.close)
+	s.SetLog(func(format string, args ...any) { *logs = append(*logs, fmt.Sprintf(format, args...)) })
+	t.Cleanup(s.Close)
 	return s
 }
 
 // mustOpen opens the session and saves text in it, as a large paste does.
-func mustOpen(t *testing.T, s *sessionOpener, text string) *store.Session {
+func mustOpen(t *testing.T, s *Opener, text string) *Session {
 	t.Helper()
-	sess, err := s.open()
+	sess, err := s.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +55,10 @@ func mustOpen(t *testing.T, s *sessionOpener, text string) *store.Session {
 func TestOpenerRecovers(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		remove func(s *sessionOpener) string
+		remove func(s *Opener) string
 	}{
-		{"root removed", func(s *sessionOpener) string { return s.root }},
-		{"session directory removed", func(s *sessionOpener) string { return s.sess.Dir }},
+		{"root removed", func(s *Opener) string { return s.Root() }},
+		{"session directory removed", func(s *Opener) string { return s.Session().Dir }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs []string
@@ -69,13 +68,13 @@ func TestOpenerRecovers(t *testing.T) {
 				t.Fatal(err)
 			}
 			again := mustOpen(t, s, "second")
-			if again == first || again.ID != s.id || again.Dir != filepath.Join(s.root, s.id) {
-				t.Errorf("after the %s: session %s in %s, want a new one named %s", tc.name, again.ID, again.Dir, s.id)
+			if again == first || again.ID != s.ID() || again.Dir != filepath.Join(s.Root(), s.ID()) {
+				t.Errorf("after the %s: session %s in %s, want a new one named %s", tc.name, again.ID, again.Dir, s.ID())
 			}
-			if live, err := store.IsLive(again.Dir); !live || err != nil {
+			if live, err := IsLive(again.Dir); !live || err != nil {
 				t.Errorf("the new session is not locked: %v, %v", live, err)
 			}
-			if m, err := store.ReadManifest(again.Dir); err != nil || m.Session != s.id || m.Argv0 != "claude" {
+			if m, err := ReadManifest(again.Dir); err != nil || m.Session != s.ID() || m.Argv0 != "claude" {
 				t.Errorf("the new session's manifest: %+v, %v", m, err)
 			}
 			if err := first.Check(); err == nil {
@@ -104,13 +103,13 @@ func TestOpenerNameTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := mustOpen(t, s, "second")
-	if again.ID == s.id || filepath.Dir(again.Dir) != s.root {
-		t.Errorf("session %s, want a new id under %s", again.Dir, s.root)
+	if again.ID == s.ID() || filepath.Dir(again.Dir) != s.Root() {
+		t.Errorf("session %s, want a new id under %s", again.Dir, s.Root())
 	}
 	if !strings.Contains(strings.Join(logs, "\n"), again.ID) {
 		t.Errorf("log %q does not name the new session", logs)
 	}
-	s.close()
+	s.Close()
 	if _, err := os.Stat(filepath.Join(first.Dir, "theirs")); err != nil {
 		t.Errorf("the directory that took the name: %v", err)
 	}
@@ -122,20 +121,20 @@ func TestOpenerRefusesSymlinkedRoot(t *testing.T) {
 	var logs []string
 	s := newTestOpener(t, &logs)
 	first := mustOpen(t, s, "first")
-	moved := s.root + ".moved"
-	if err := os.Rename(s.root, moved); err != nil {
+	moved := s.Root() + ".moved"
+	if err := os.Rename(s.Root(), moved); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(moved, s.root); err != nil {
+	if err := os.Symlink(moved, s.Root()); err != nil {
 		t.Fatal(err)
 	}
-	if sess, err := s.open(); !errors.Is(err, store.ErrUnsafeRoot) {
+	if sess, err := s.Open(); !errors.Is(err, ErrUnsafeRoot) {
 		t.Fatalf("open with the root a symlink = %v, %v; want ErrUnsafeRoot", sess, err)
 	}
-	if err := os.Remove(s.root); err != nil {
+	if err := os.Remove(s.Root()); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(moved, s.root); err != nil {
+	if err := os.Rename(moved, s.Root()); err != nil {
 		t.Fatal(err)
 	}
 	if again := mustOpen(t, s, "second"); again != first {
@@ -147,16 +146,16 @@ func TestOpenerRefusesSymlinkedRoot(t *testing.T) {
 func TestOpenerConcurrentAndClosed(t *testing.T) {
 	var logs []string
 	s := newTestOpener(t, &logs)
-	s.logf = func(string, ...any) {}
+	s.SetLog(func(string, ...any) {})
 	first := mustOpen(t, s, "first")
 	if err := os.RemoveAll(first.Dir); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	got := make([]*store.Session, 8)
+	got := make([]*Session, 8)
 	for i := range got {
 		wg.Go(func() {
-			sess, err := s.open()
+			sess, err := s.Open()
 			if err != nil {
 				t.Error(err)
 			}
@@ -169,14 +168,14 @@ func TestOpenerConcurrentAndClosed(t *testing.T) {
 			t.Fatalf("concurrent opens returned %p and %p, want one new session", sess, got[0])
 		}
 	}
-	s.close()
-	if err := os.RemoveAll(s.root); err != nil {
+	s.Close()
+	if err := os.RemoveAll(s.Root()); err != nil {
 		t.Fatal(err)
 	}
-	if sess, err := s.open(); err == nil {
+	if sess, err := s.Open(); err == nil {
 		t.Errorf("open after close = %v, want an error", sess.Dir)
 	}
-	if _, err := os.Lstat(s.root); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(s.Root()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("open after close made the root again: %v", err)
 	}
 }
