@@ -41,12 +41,16 @@ const (
 // has a field type=read. The number is read with leading zeros and
 // without the C0 controls and DEL that terminals skip (xterm.js removes
 // C0 controls from the whole string), and also as kitty reads it, by its
-// first five digits only. Bytes from 0x80 up are skipped as C0 controls
+// first five digits only, and as foot reads it, wrapped round in 32 bits. Bytes from 0x80 up are skipped as C0 controls
 // are: a terminal may drop them, and see a read the bytes hide.
 type clipHeader struct {
 	stage  clipStage
 	digits int // digits of the number, leading zeros included
 	num    int // its value
+	// num32 and num64 are its value wrapped round as foot reads it, in
+	// an unsigned int that overflows.
+	num32  uint32
+	num64  uint64
 	first5 int // the value of its first five digits, as kitty reads it
 	field  int // how much of typeRead the current metadata field matches; -1 once it cannot
 	read   bool
@@ -58,9 +62,9 @@ const typeRead = "type=read"
 // kind reports which clipboard request the number read so far names.
 func (h *clipHeader) kind() clipKind {
 	switch {
-	case h.num == 52 || h.digits > 5 && h.first5 == 52:
+	case h.num == 52 || h.digits > 5 && (h.first5 == 52 || h.num32 == 52 || h.num64 == 52):
 		return clip52
-	case h.num == 5522 || h.digits > 5 && h.first5 == 5522:
+	case h.num == 5522 || h.digits > 5 && (h.first5 == 5522 || h.num32 == 5522 || h.num64 == 5522):
 		return clip5522
 	}
 	return clipNone
@@ -80,6 +84,8 @@ func (h *clipHeader) feed(c byte) clipVerdict {
 	case clipNum:
 		if c >= '0' && c <= '9' {
 			h.num = min(h.num*10+int(c-'0'), MaxParamValue/10)
+			h.num32 = h.num32*10 + uint32(c-'0')
+			h.num64 = h.num64*10 + uint64(c-'0')
 			if h.digits < 5 {
 				h.first5 = h.first5*10 + int(c-'0')
 			}

@@ -15,9 +15,10 @@ import (
 //
 //   - hides the child's own mode 2004 changes, so that nothing the child
 //     writes turns the terminal's mode off, and follows them (Enabled): a
-//     DEC private mode set, reset or restore (XTRESTORE) loses its 2004
-//     parameter, and after anything that resets the terminal (RIS, DECSTR)
-//     or that it drops, the mode is set again at once;
+//     DEC private mode set, reset, save or restore loses its 2004
+//     parameter, and after anything that may have reset the terminal
+//     (RIS, DECSTR, XTRESTORE) or a mode sequence it drops, the mode is
+//     set again at once;
 //   - follows the other modes the child sets, so that the owner of the
 //     terminal can undo exactly those the child left on (AppendReset) and
 //     set them again (AppendRestore);
@@ -29,31 +30,40 @@ import (
 // IRM, SRM, LNM); the keypad (ESC = and ESC >); the kitty keyboard
 // protocol's stacks, one per screen, as kitty keeps them (CSI > u, CSI <
 // u, CSI = u); xterm's modifyOtherKeys (CSI > 4 ; n m); the cursor style
-// (DECSCUSR); scroll margins (DECSTBM); character attributes (SGR);
-// character sets (designations and shifts). XTSAVE and XTRESTORE are
-// followed for the DEC modes.
+// (DECSCUSR) and blinking; scroll margins (DECSTBM); character attributes
+// (SGR); character sets (designations and shifts); the colours OSC 4, 10,
+// 11 and 12 set. XTSAVE and XTRESTORE are followed for the DEC modes.
 //
-// What every terminal reads the same way passes byte for byte. The
-// Tokenizer takes, where terminals disagree, the reading that finds the
-// most; what the filter then passes is read alike by all of them:
+// Terminals read some output differently (xterm.js drops invalid UTF-8
+// and joins what is around it; kitty reads an intermediate byte past in a
+// mode sequence, 16 digits of a number at most, a string on through CAN
+// and ESC; tmux discards a sequence with over 62 parameter bytes; VTE
+// takes U+009B for CSI). What the filter passes is read alike by all of
+// them, as the Tokenizer reads it:
 //
-//   - a sequence the tokenizer reads as cancelled or malformed is dropped,
-//     so that no terminal can read it otherwise (xterm.js, for one, takes
-//     "ESC [ ? 20 0x80 04 l" for a reset of 2004, where the byte is
-//     invalid UTF-8 and dropped);
+//   - a sequence the tokenizer reads as cancelled or malformed is dropped;
 //   - a sequence with bytes inside that terminals read differently
 //     (non-ASCII, DEL) passes without them; a C0 control inside one passes
 //     before it, which is where terminals execute it anyway;
-//   - a DEC private mode or ANSI mode sequence that the filter changes, or
-//     that has sub-parameters, values no mode has or more than 16
-//     parameters, is written anew in its plain form, 16 parameters at most
-//     each (terminals drop a sequence of over 24 or 32, or merge the rest);
-//   - a sequence of over maxSeq bytes, or of over MaxParams parameters, is
-//     dropped whole;
+//   - a sequence the filter follows passes in its plain form (numbers
+//     without leading zeros, no empty or sub-parameters, no number over
+//     65535, at most 62 parameter bytes and 16 parameters: a mode sequence
+//     is cut in as many as that takes), or not at all when it has no such form (more
+//     parameters than it takes, intermediate bytes or another marker on a
+//     mode sequence); so does any sequence with over 62 parameter bytes,
+//     or of over maxSeq bytes;
+//   - in UTF-8 output, a C1 control (U+0080 to U+009F) or a lone byte from
+//     0x80 to 0x9F becomes U+FFFD; with EightBit, where every terminal
+//     reads them as controls, a sequence or string a C1 control starts, and
+//     the C1 ST, pass in their 7-bit forms;
+//   - a control string cut short (CAN, SUB, ESC and not ST) is ended with
+//     ST where it was cut; an OSC 52 that sets the clipboard passes without
+//     "?", which is no base64 and which kitty could read as a request;
 //   - sequences that change how the terminal reads or answers are dropped:
 //     S8C1T (ESC SP G), which makes it send paste markers as 8-bit C1
 //     controls; the ANSI conformance levels (ESC SP L, M, N) and DECSCL;
-//     ESC % @, which leaves UTF-8; and DECANM reset (CSI ? 2 l), VT52 mode.
+//     ESC % @, which leaves UTF-8; DECANM reset (CSI ? 2 l), VT52 mode; and
+//     xterm's 2005 and 2006 set, which change what a paste delivers.
 //
 // What the tokenizer holds (an unfinished sequence, the start of an OSC
 // not yet known to read the clipboard) is held until it is known, however
@@ -65,8 +75,8 @@ import (
 // Any split of the output across Writes gives the same output and the same
 // modes as one Write of the whole. The zero value is ready to use. Write,
 // Close, AppendReset and AppendRestore must not be called concurrently;
-// Enabled may be called from any goroutine. An OutputFilter must not be
-// copied after first use.
+// Enabled and SetCursorBlink may be called from any goroutine. An
+// OutputFilter must not be copied after first use.
 type OutputFilter struct {
 	// AllowClipboardRead lets clipboard reads through. EightBit reads the
 	// output as a terminal in an 8-bit locale does (see Tokenizer). Neither
@@ -99,6 +109,8 @@ type OutputFilter struct {
 	leadBuf []byte
 	str     strMode
 	clip    clipHeader
+	strC1   bool // the string was introduced by a C1 control
+	str52   bool // the string is an OSC 52 that passes
 
 	buf, scratch []byte
 }
@@ -115,10 +127,6 @@ const (
 // maxSeq bounds the bytes of a sequence an OutputFilter holds. Real ones
 // are far shorter (an SGR with two true colours is under 40 bytes).
 const maxSeq = 512
-
-// maxModeParams is how many parameters a mode sequence the filter writes
-// has at most: tmux drops one of 24, VTE and alacritty of over 32.
-const maxModeParams = 16
 
 // maxModeNumber is above every mode number: a parameter above it names no
 // mode, and a terminal that wraps large values round could read it as one.
@@ -180,14 +188,7 @@ func (f *OutputFilter) write(p []byte, last bool) []byte {
 					f.z.Shift = 0
 				}
 			case a == ActDispatch && n <= maxSeq:
-				if keep, rep, after := f.decide(&f.z.Seq); !keep || after != "" {
-					if !keep {
-						o.replace(i, j, rep)
-					}
-					if after != "" {
-						o.replace(j, j, []byte(after))
-					}
-				}
+				f.dispatchWhole(&o, i, j)
 			default:
 				f.act(&o, a, i, j)
 			}
@@ -207,9 +208,9 @@ func (f *OutputFilter) write(p []byte, last bool) []byte {
 }
 
 // Idle reports whether the filter is between sequences with nothing held:
-// then a chunk of text with no ESC and no byte from 0x80 up passes as is
-// and changes nothing, and a caller that has looked for those itself need
-// not call Write.
+// then a chunk of plain text (no ESC, no shift control, no byte from 0x80
+// to 0x9F, and not ending in C2) passes as is. The filter must still be
+// given it, to follow the characters it ends in.
 func (f *OutputFilter) Idle() bool { return f.z.Ground() && !f.holding && !f.pendEsc && !f.lead }
 
 // Pending reports whether bytes are held.
@@ -318,6 +319,8 @@ func (f *OutputFilter) act(o *output, a Action, i, j int) {
 		f.pendEsc = true
 	case ActStringEnd:
 		f.stringEnd(o, i, j)
+	case ActC1:
+		f.c1(o, i, j)
 	}
 }
 
@@ -349,20 +352,16 @@ func (f *OutputFilter) move(o *output, i int) {
 	f.from = i
 }
 
-// passHeld passes the held sequence, which ends at j, as it is.
-func (f *OutputFilter) passHeld(o *output, j int) {
+// passHeld passes the held sequence (or string start), which ends at j, as
+// it is, but for a C1 introducer (c1), written in its 7-bit form.
+func (f *OutputFilter) passHeld(o *output, j int, c1 bool) {
 	switch {
-	case f.z.Seq.C1:
+	case c1:
 		// In its 7-bit form, which every terminal reads: most ignore C1
-		// controls in UTF-8, and then read what follows as text, or as the
-		// string they are in.
+		// controls, and then read what follows as text, or as the string
+		// they are in.
 		f.held = append(f.held, o.src[f.from:j]...)
-		n := 1
-		if f.held[0] == 0xc2 && !f.EightBit {
-			n = 2
-		}
-		c := f.held[n-1] - 0x40
-		f.held = append(f.held[:0], append([]byte{esc, c}, f.held[n:]...)...)
+		f.held = append(f.held[:0], append([]byte{esc, f.held[0] - 0x40}, f.held[1:]...)...)
 		o.replace(f.from, j, f.held)
 	case len(f.held) > 0:
 		f.held = append(f.held, o.src[f.from:j]...)
@@ -374,7 +373,28 @@ func (f *OutputFilter) passHeld(o *output, j int) {
 // seqLen is the length of the held sequence up to j.
 func (f *OutputFilter) seqLen(j int) int { return len(f.held) + j - f.from }
 
-// dispatch acts on the sequence the tokenizer has just ended at j.
+// A verdict is what becomes of a sequence.
+type verdict struct {
+	drop bool // it reaches nothing
+	// form is the only form in which it may pass, when it has one: its
+	// bytes pass when they are that form, else form passes in their place.
+	form  []byte
+	after string // what is written after it
+}
+
+// The common verdicts: a sequence passes as it came; reaches nothing;
+// reaches nothing, and bracketed paste is set again after it, since some
+// terminal would have read it as a change of mode; or passes, and may have
+// reset the terminal.
+var (
+	pass      = verdict{}
+	drop      = verdict{drop: true}
+	dropReset = verdict{drop: true, after: enablePaste}
+	reset     = verdict{after: enablePaste}
+)
+
+// dispatch acts on the sequence the tokenizer has just ended at j, held
+// from f.from (and f.held).
 func (f *OutputFilter) dispatch(o *output, j int) {
 	if f.over || f.seqLen(j) > maxSeq {
 		o.replace(f.from, j, nil)
@@ -382,34 +402,69 @@ func (f *OutputFilter) dispatch(o *output, j int) {
 		o.replace(j, j, []byte(enablePaste))
 		return
 	}
-	keep, rep, after := f.decide(&f.z.Seq)
-	if keep {
-		f.passHeld(o, j)
-	} else {
-		o.replace(f.from, j, rep)
+	v := f.decide(&f.z.Seq)
+	switch {
+	case v.drop:
+		o.replace(f.from, j, nil)
 		f.release()
+	case v.form != nil:
+		f.held = append(f.held, o.src[f.from:j]...)
+		if !bytes.Equal(f.held, v.form) {
+			o.replace(f.from, j, v.form)
+		} else if len(f.held) > j-f.from {
+			o.replace(f.from, j, f.held)
+		}
+		f.release()
+	default:
+		f.passHeld(o, j, f.z.Seq.C1)
 	}
-	if after != "" {
-		o.replace(j, j, []byte(after))
+	if v.after != "" {
+		o.replace(j, j, []byte(v.after))
 	}
 }
 
-// decide acts on the sequence s: it reports whether it passes, what
-// replaces it if not, and what to write after it.
-func (f *OutputFilter) decide(s *Seq) (keep bool, rep []byte, after string) {
+// dispatchWhole acts on a sequence the tokenizer read whole at p[i:j],
+// with nothing held: most of them.
+func (f *OutputFilter) dispatchWhole(o *output, i, j int) {
+	v := f.decide(&f.z.Seq)
+	switch {
+	case v.drop:
+		o.replace(i, j, nil)
+	case v.form != nil && !bytes.Equal(o.src[i:j], v.form):
+		o.replace(i, j, v.form)
+	}
+	if v.after != "" {
+		o.replace(j, j, []byte(v.after))
+	}
+}
+
+// decide acts on the sequence s, and says what becomes of it.
+func (f *OutputFilter) decide(s *Seq) verdict {
 	switch s.Kind {
 	case SeqESC:
-		keep, after = f.escape(s)
-		return keep, nil, after
+		return f.escape(s)
 	case SeqCSI:
-		return f.control(s)
+		v := f.control(s)
+		if !v.drop && v.form == nil && s.ParamLen > maxParamBytes {
+			return dropReset // tmux drops it; others act on it.
+		}
+		return v
 	}
-	return true, nil, ""
+	return pass
 }
 
-// escape acts on an ESC sequence: it reports whether it passes, and what
-// to write after it.
-func (f *OutputFilter) escape(s *Seq) (keep bool, after string) {
+// maxParamBytes is the most parameter bytes a control sequence has that
+// the filter passes: tmux discards one with more (its buffer is 64 bytes),
+// where other terminals act on it.
+const maxParamBytes = 62
+
+// maxModeParams is the most parameters a mode sequence the filter writes
+// has: DEC's terminals read 16, and libvterm keeps 16 (its vterm-dump
+// crashes on more).
+const maxModeParams = 16
+
+// escape acts on an ESC sequence.
+func (f *OutputFilter) escape(s *Seq) verdict {
 	m := &f.modes
 	switch s.NInter {
 	case 0:
@@ -417,7 +472,7 @@ func (f *OutputFilter) escape(s *Seq) (keep bool, after string) {
 		case 'c': // RIS
 			m.ris()
 			f.enabled.Store(false)
-			return true, enablePaste
+			return reset
 		case '=':
 			m.keypad = true
 		case '>':
@@ -427,79 +482,138 @@ func (f *OutputFilter) escape(s *Seq) (keep bool, after string) {
 		case 'o': // LS3
 			m.gl = 3
 		}
+		return pass
 	}
-	if s.NInter > 0 && strings.IndexByte("[]PX^_", s.Final) >= 0 {
+	if strings.IndexByte("[]PX^_", s.Final) >= 0 {
 		// Not a sequence, but libvterm reads ESC SP [ as a control sequence
 		// introducer with an intermediate byte: its "!p" could be DECSTR.
-		return false, ""
+		return drop
 	}
-	switch s.NInter {
-	case 1:
-		switch c := s.Inter[0]; {
-		case c == ' ' && (s.Final == 'G' || s.Final == 'L' || s.Final == 'M' || s.Final == 'N'):
-			return false, "" // S8C1T, ANSI conformance levels.
-		case c == '%' && s.Final == '@':
-			return false, "" // Leave UTF-8.
-		case c >= '(' && c <= '/' && c != ',':
-			m.designate(c, s.Final, false)
-		}
-	default:
-		if c := s.Inter[0]; c >= '(' && c <= '/' && c != ',' {
-			m.designate(c, s.Final, true)
-		}
+	switch c := s.Inter[0]; {
+	case s.NInter == 1 && c == ' ' && strings.IndexByte("GLMN", s.Final) >= 0:
+		return drop // S8C1T, ANSI conformance levels.
+	case s.NInter == 1 && c == '%' && s.Final == '@':
+		return drop // Leave UTF-8.
+	case c >= '(' && c <= '/' && c != ',':
+		m.designate(c, s.Final, s.NInter > 1)
 	}
-	return true, ""
+	return pass
 }
 
-// control acts on a control sequence: it reports whether it passes, what
-// replaces it if not, and what to write after it.
-func (f *OutputFilter) control(s *Seq) (keep bool, rep []byte, after string) {
+// control acts on a control sequence.
+func (f *OutputFilter) control(s *Seq) verdict {
 	m := &f.modes
-	inter := s.Intermediate()
 	if s.Final == 'm' && s.Marker == 0 && s.NInter == 0 {
 		m.sgr = sgrSet(s) // The most common: read from its bytes.
-		return true, nil, ""
+		return pass
 	}
 	s.Parse()
-	if s.NParams > MaxParams && (s.Marker != 0 || s.NInter > 0 || strings.IndexByte("hlrq", s.Final) >= 0) {
-		return false, nil, enablePaste // Terminals act on some of it, or none.
-	}
+	inter := s.Intermediate()
 	switch {
-	case s.Marker == '?' && s.NInter == 0:
-		switch s.Final {
-		case modeSet, modeReset, 's', 'r':
+	case s.Final == 'p' && inter == '!':
+		// DECSTR, with any marker in kitty, resets some modes, 2004 among
+		// them, in kitty, VTE and xterm.js, others in xterm, and nothing in
+		// tmux and alacritty, which ignore it: the modes stay followed as
+		// they were.
+		return reset
+	case s.Final == 'p' && inter == '"':
+		return dropReset // DECSCL: a soft reset, and it may select 8-bit controls.
+	case s.Final == modeSet || s.Final == modeReset || s.Marker == '?' && (s.Final == 's' || s.Final == 'r'):
+		switch {
+		case s.NInter > 0 || s.Marker != 0 && s.Marker != '?' || s.NParams > MaxParams:
+			// kitty reads an intermediate byte past, and takes any other
+			// marker for none, whose mode 64128 is its DEC mode 2004.
+			return dropReset
+		case s.Marker == '?':
 			return f.decModes(s)
 		}
-	case s.Marker == 0 && s.NInter == 0:
-		switch s.Final {
-		case modeSet, modeReset:
-			return f.ansiModes(s)
-		case 'r':
+		return f.ansiModes(s)
+	}
+	if s.NParams > MaxParams {
+		return pass // Nothing the filter follows.
+	}
+	switch {
+	case s.Marker == 0 && s.NInter == 0 && s.Final == 'r':
+		v := f.canonical(s, 2)
+		if !v.drop {
 			m.setMargins(s.NParams > 0 && (s.Param(0, 1) > 1 || s.NParams > 1))
 		}
+		return v
 	case s.Marker == 0 && inter == ' ' && s.Final == 'q':
-		m.cursorStyle = s.Param(0, 1) // Left out: 1, a blinking block (xterm, xterm.js).
-	case s.Marker == 0 && inter == '!' && s.Final == 'p':
-		// DECSTR resets some modes, 2004 among them, in kitty, VTE and
-		// xterm.js, others in xterm, and nothing in tmux and alacritty,
-		// which ignore it: the modes stay followed as they were.
-		return true, nil, enablePaste
-	case s.Marker == 0 && inter == '"' && s.Final == 'p': // DECSCL
-		return false, nil, enablePaste
-	case s.Marker == '>' && s.NInter == 0 && s.Final == 'u':
-		m.kitty[m.screen()].push(s.Param(0, 0))
-	case s.Marker == '<' && s.NInter == 0 && s.Final == 'u':
-		m.kitty[m.screen()].pop(s.Param(0, 1))
-	case s.Marker == '=' && s.NInter == 0 && s.Final == 'u':
-		m.kitty[m.screen()].set(s.Param(0, 0), s.Param(1, 1))
-	case s.Marker == '>' && s.NInter == 0 && s.Final == 'm':
-		m.modifyOtherKeys(s)
-	case s.Marker == '>' && s.NInter == 0 && s.Final == 'n':
-		if s.NParams == 0 || s.Param(0, -1) == 4 {
+		v := f.canonical(s, 1)
+		if !v.drop {
+			m.cursorStyle = s.Param(0, 1) // Left out: 1, a blinking block (xterm, xterm.js).
+		}
+		return v
+	case s.NInter > 0 || s.Marker == 0 || s.Marker == '?':
+		return pass
+	}
+	// Marker < = >: kitty's keyboard protocol, xterm's key modifiers. kitty
+	// ignores one with more parameters than it takes, and reads 16 digits
+	// of a number at most: such a form reaches no terminal, so that what
+	// the filter follows is what they do.
+	k := &m.kitty[m.screen()]
+	switch {
+	case s.Marker == '>' && s.Final == 'u':
+		v := f.canonical(s, 1)
+		if !v.drop {
+			k.push(s.Param(0, 0))
+		}
+		return v
+	case s.Marker == '<' && s.Final == 'u':
+		v := f.canonical(s, 1)
+		if !v.drop {
+			k.pop(s.Param(0, 1))
+		}
+		return v
+	case s.Marker == '=' && s.Final == 'u':
+		v := f.canonical(s, 2)
+		if !v.drop {
+			k.set(s.Param(0, 0), s.Param(1, 1))
+		}
+		return v
+	case s.Marker == '>' && s.Final == 'm':
+		v := f.canonical(s, 2)
+		if !v.drop {
+			m.modifyOtherKeys(s)
+		}
+		return v
+	case s.Marker == '>' && s.Final == 'n':
+		v := f.canonical(s, 1)
+		if !v.drop && (s.NParams == 0 || s.Param(0, -1) == 4) {
 			m.otherKeys = 0
 		}
+		return v
 	}
-	return true, nil, ""
+	return pass
+}
+
+// canonical is the verdict on a sequence the filter follows, which takes
+// at most n parameters: it passes only in its plain form (numbers without
+// leading zeros, nothing left out that was not), and not at all with more
+// parameters, sub-parameters or a number no terminal reads alike.
+func (f *OutputFilter) canonical(s *Seq, n int) verdict {
+	if s.NParams > n || s.Sub {
+		return drop
+	}
+	b := append(f.scratch[:0], esc, '[')
+	if s.Marker != 0 {
+		b = append(b, s.Marker)
+	}
+	for i := range s.NParams {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		switch v := s.Params[i]; {
+		case v > maxModeNumber:
+			return drop
+		case v >= 0:
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+	}
+	b = append(b, s.Inter[:min(s.NInter, maxInter)]...)
+	f.scratch = append(b, s.Final)
+	return verdict{form: f.scratch}
 }
 
 // sgrSet reports whether the SGR s leaves character attributes set: its
@@ -526,19 +640,15 @@ func sgrSet(s *Seq) bool {
 	return set || fields > 30
 }
 
-// decModes acts on a DEC private mode set, reset, save or restore.
-func (f *OutputFilter) decModes(s *Seq) (keep bool, rep []byte, after string) {
+// decModes acts on a DEC private mode set, reset, save or restore: the
+// modes pbwrap keeps are taken out, and it passes in its plain form.
+func (f *OutputFilter) decModes(s *Seq) verdict {
 	final := s.Final
 	if s.NParams == 0 && (final == 's' || final == 'r') {
-		return false, nil, enablePaste // Which modes it saves or restores differs.
+		return dropReset // Which modes it saves or restores differs.
 	}
-	if final == 'r' {
-		after = enablePaste
-	}
-	changed := s.Sub || s.NParams > maxModeParams
 	for _, n := range s.Params[:s.NParams] {
 		if !keptDEC(n, final) {
-			changed = true
 			if n == 2004 {
 				f.paste(final)
 			}
@@ -554,22 +664,36 @@ func (f *OutputFilter) decModes(s *Seq) (keep bool, rep []byte, after string) {
 			m.restore(n)
 		}
 	}
-	if !changed {
-		return true, nil, after
+	v := verdict{form: f.rewrite("\x1b[?", s, keptDEC)}
+	if final == 'r' {
+		v.after = enablePaste
 	}
-	return false, f.rewrite("\x1b[?", s, keptDEC), after
+	if len(v.form) == 0 {
+		v.drop = true
+	}
+	return v
 }
 
 // keptDEC reports whether the DEC mode n stays in a sequence ended by
-// final: not bracketed paste, which is pbwrap's, nor VT52 mode, nor a
+// final: not bracketed paste, which is pbwrap's, nor the modes that change
+// what a paste delivers (xterm's 2005 and 2006), nor VT52 mode, nor a
 // number no mode has.
 func keptDEC(n int, final byte) bool {
-	return keptANSI(n, final) && n != 2004 && !(n == 2 && final == modeReset)
+	switch {
+	case n < 0 || n > maxModeNumber, n == 2004:
+		return false
+	case n == 2 && final == modeReset:
+		return false
+	case (n == 2005 || n == 2006) && final != modeReset:
+		return false
+	}
+	return true
 }
 
-// keptANSI reports whether the ANSI mode n stays in a sequence: one no mode
-// has does not.
-func keptANSI(n int, _ byte) bool { return n >= 0 && n <= maxModeNumber }
+// keptANSI reports whether the ANSI mode n stays in a sequence: kitty
+// keeps its DEC modes as their number times 32, which an ANSI mode of 32
+// or more can name (64128 is 2004), and no ANSI mode is that large.
+func keptANSI(n int, _ byte) bool { return n >= 0 && n < 32 }
 
 // paste records the child's bracketed paste mode changed by a sequence
 // ended by final.
@@ -585,60 +709,74 @@ func (f *OutputFilter) paste(final byte) {
 }
 
 // ansiModes acts on an ANSI mode set or reset.
-func (f *OutputFilter) ansiModes(s *Seq) (keep bool, rep []byte, after string) {
-	changed := s.Sub || s.NParams > maxModeParams
+func (f *OutputFilter) ansiModes(s *Seq) verdict {
 	for _, n := range s.Params[:s.NParams] {
-		if !keptANSI(n, s.Final) {
-			changed = true
-			continue
+		if keptANSI(n, s.Final) {
+			f.modes.setANSI(n, s.Final == modeSet)
 		}
-		f.modes.setANSI(n, s.Final == modeSet)
 	}
-	if !changed {
-		return true, nil, ""
+	if s.NParams == 0 {
+		return pass
 	}
-	return false, f.rewrite("\x1b[", s, keptANSI), ""
+	form := f.rewrite("\x1b[", s, keptANSI)
+	if len(form) == 0 {
+		return verdict{drop: true}
+	}
+	return verdict{form: form}
 }
 
-// rewrite writes the mode sequence s anew, introduced by intro, with the
-// modes kept tells, maxModeParams at most in each sequence.
+// rewrite writes the mode sequence s in its plain form, introduced by
+// intro, with the modes kept tells, starting a new sequence before one
+// would have over maxParamBytes parameter bytes. It returns nothing when
+// no mode is kept.
 func (f *OutputFilter) rewrite(intro string, s *Seq, kept func(int, byte) bool) []byte {
 	out := f.scratch[:0]
-	k := 0
+	width, count := 0, 0 // parameter bytes and parameters of the sequence being written
 	for _, n := range s.Params[:s.NParams] {
-		if kept(n, s.Final) {
-			out = appendModeParam(out, intro, n, k, s.Final)
-			k++
+		if !kept(n, s.Final) {
+			continue
 		}
+		digits := decimalDigits(n)
+		switch {
+		case width == 0:
+			out = append(out, intro...)
+		case width+1+digits > maxParamBytes || count == maxModeParams:
+			out = append(append(out, s.Final), intro...)
+			width, count = 0, 0
+		default:
+			out = append(out, ';')
+			width++
+		}
+		out = strconv.AppendInt(out, int64(n), 10)
+		width += digits
+		count++
 	}
-	if k > 0 {
+	if width > 0 {
 		out = append(out, s.Final)
 	}
 	f.scratch = out
 	return out
 }
 
-// appendModeParam appends the mode n, the kept-th of a mode sequence
-// introduced by intro and ended by final, starting a new sequence every
-// maxModeParams modes.
-func appendModeParam(dst []byte, intro string, n, kept int, final byte) []byte {
-	switch {
-	case kept == 0:
-		dst = append(dst, intro...)
-	case kept%maxModeParams == 0:
-		dst = append(append(dst, final), intro...)
-	default:
-		dst = append(dst, ';')
+// decimalDigits is the number of decimal digits of n, which is not
+// negative.
+func decimalDigits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
 	}
-	return strconv.AppendInt(dst, int64(n), 10)
+	return d
 }
 
 // stringStart acts on the start of a control string, whose introducer
 // ends at j.
 func (f *OutputFilter) stringStart(o *output, j int) {
 	s := &f.z.Seq
+	f.strC1, f.str52 = s.C1, false
 	switch {
-	case s.Kind == SeqDCS && s.Ignored:
+	case s.Kind == SeqDCS && (s.Ignored || f.over || f.seqLen(j) > maxSeq):
+		// A malformed header, or one too long to hold: the terminal reads
+		// nothing of it, or reads it otherwise.
 		o.replace(f.from, j, nil)
 		f.release()
 		f.str = strDrop
@@ -646,7 +784,7 @@ func (f *OutputFilter) stringStart(o *output, j int) {
 		f.str, f.clip = strHeader, clipHeader{}
 	default:
 		f.str = strPass
-		f.passHeld(o, j)
+		f.passHeld(o, j, f.strC1)
 	}
 }
 
@@ -663,10 +801,18 @@ func (f *OutputFilter) stringData(o *output, i, j int) {
 			}
 			if v != clipUndecided {
 				f.decideClip(o, k+1, v)
-				if f.str == strDrop {
-					o.replace(k+1, j, nil)
-				}
+				f.stringData(o, k+1, j)
 				return
+			}
+		}
+	case strPass:
+		if f.str52 {
+			// A "?" is no base64: kitty, which cuts a long OSC 52 in parts,
+			// could take one at the start of a part for a read.
+			for k := i; k < j; k++ {
+				if o.src[k] == '?' {
+					o.replace(k, k+1, nil)
+				}
 			}
 		}
 	}
@@ -676,7 +822,9 @@ func (f *OutputFilter) stringData(o *output, i, j int) {
 func (f *OutputFilter) decideClip(o *output, j int, v clipVerdict) {
 	if v == clipPass || f.AllowClipboardRead {
 		f.str = strPass
-		f.passHeld(o, j)
+		f.str52 = f.clip.kind() == clip52
+		f.modes.osc(f.clip.num)
+		f.passHeld(o, j, f.strC1)
 		return
 	}
 	f.str = strDrop
@@ -685,43 +833,64 @@ func (f *OutputFilter) decideClip(o *output, j int, v clipVerdict) {
 	f.release()
 }
 
+// c1 makes harmless a C1 control p[i:j] in UTF-8 output, in text or in a
+// string's contents: it becomes U+FFFD, which every terminal shows.
+func (f *OutputFilter) c1(o *output, i, j int) {
+	switch {
+	case f.z.InString() && f.str == strDrop:
+		o.replace(i, j, nil)
+	case f.holding: // The start of an OSC.
+		f.move(o, i)
+		o.replace(i, j, nil)
+		f.held = append(f.held, replacement...)
+		f.from = j
+	default:
+		o.replace(i, j, []byte(replacement))
+	}
+}
+
+// replacement is U+FFFD, in UTF-8.
+const replacement = "\uFFFD"
+
 // stringEnd acts on the end of a control string, with its terminator
 // p[i:j] (and the ESC held before it, if any). A string that passes and is
-// cut by a sequence (ESC, or a C1 control) is ended with ST there: the
-// sequence may not pass, and without it the terminal would read what
-// follows into the string.
+// cut (CAN, SUB, ESC and not ST, a C1 control) is ended with ST there:
+// kitty reads a string on through all of them, and would take pbwrap's
+// resets, and what follows, for its contents.
 func (f *OutputFilter) stringEnd(o *output, i, j int) {
 	term := f.z.Term
 	pend := f.pendEsc
 	f.pendEsc = false
-	cutBySeq := term == TermCut && (pend || i < len(o.src) && (o.src[i] == esc || o.src[i] >= 0x80))
 	// A C1 ST ends the string in its 7-bit form, which every terminal reads.
 	c1 := term == TermST && !pend && o.src[i] != esc
-	switch f.str {
-	case strHeader:
+	if f.str == strHeader {
 		v := f.clip.end(term)
-		if v == clipPass && pend && term == TermST {
+		end := j
+		switch {
+		case v == clipPass && pend && term == TermST:
 			f.move(o, i)
 			f.held = append(f.held, esc)
+		case c1:
+			end = i
 		}
-		if c1 {
-			f.decideClip(o, i, v)
-			f.endC1(o, i, j)
-		} else {
-			f.decideClip(o, j, v)
-		}
-		if f.str == strPass && cutBySeq {
+		f.decideClip(o, end, v)
+		switch {
+		case c1 && f.str == strDrop:
+			o.replace(i, j, nil)
+		case c1:
+			o.replace(i, j, []byte(stringTerminator))
+		case term == TermCut && f.str == strPass:
 			o.replace(j, j, []byte(stringTerminator))
 		}
-	case strDrop:
-		o.replace(i, j, nil)
-	case strPass:
+	} else {
 		switch {
+		case f.str == strDrop:
+			o.replace(i, j, nil)
 		case pend && term == TermST:
 			o.replace(i, i, []byte{esc})
 		case c1:
-			f.endC1(o, i, j)
-		case cutBySeq:
+			o.replace(i, j, []byte(stringTerminator))
+		case term == TermCut:
 			o.replace(i, i, []byte(stringTerminator))
 		}
 	}
@@ -730,16 +899,6 @@ func (f *OutputFilter) stringEnd(o *output, i, j int) {
 		f.hold(i)
 		f.held = append(f.held, esc)
 	}
-}
-
-// endC1 writes the C1 ST p[i:j] of a string as ESC \, or drops it with
-// the string.
-func (f *OutputFilter) endC1(o *output, i, j int) {
-	if f.str == strDrop {
-		o.replace(i, j, nil)
-		return
-	}
-	o.replace(i, j, []byte(stringTerminator))
 }
 
 // plainText reports whether p is text that changes nothing the filter

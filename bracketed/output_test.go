@@ -43,13 +43,16 @@ var outputTests = []struct {
 	{name: "2004 as the main value of a sub-parameter", in: "\x1b[?2004:1h", out: "", enabled: true},
 	{name: "2004 only as a sub-parameter", in: "\x1b[?1:2004h", out: "\x1b[?1h", reset: "\x1b[?1l", restore: "\x1b[?1h"},
 	{name: "2004 with empty parameters", in: "\x1b[?;2004h\x1b[?1;;2004;l", out: "\x1b[?1l", enabled: false},
-	{name: "2004 in other modes", in: "\x1b[?20040h\x1b[?204h\x1b[2004h\x1b[2004l", out: same},
-	{name: "no parameters", in: "\x1b[?h\x1b[?l", out: same},
+	// An ANSI mode of 32 or more is dropped: kitty reads 64128 as DEC 2004.
+	{name: "2004 in other modes", in: "\x1b[?20040h\x1b[?204h\x1b[2004h\x1b[2004l\x1b[64128l", out: "\x1b[?20040h\x1b[?204h"},
+	{name: "no parameters", in: "\x1b[?h\x1b[?l\x1b[h", out: "\x1b[h"},
 	{name: "2004 query", in: "\x1b[?2004$p", out: same},
 	{name: "2004 saved and restored", in: "\x1b[?2004h\x1b[?2004s\x1b[?2004l\x1b[?2004r", out: reassert, enabled: true},
 	{name: "XTRESTORE of another mode", in: "\x1b[?1000s\x1b[?1000r", out: "\x1b[?1000s\x1b[?1000r" + reassert},
 	{name: "XTSAVE without modes", in: "\x1b[?s\x1b[?r", out: reassert + reassert},
-	{name: "2004 with an intermediate", in: "\x1b[?2004 h\x1b[?2004$h", out: same},
+	// kitty reads past the intermediate byte, and takes another marker for none.
+	{name: "2004 with an intermediate", in: "\x1b[?2004 h\x1b[?2004$l\x1b[?2004;-l\x1b[>64128l", out: strings.Repeat(reassert, 4)},
+	{name: "DECSTR with a marker", in: "\x1b[?!p", out: "\x1b[?!p" + reassert}, // kitty resets then.
 	{name: "2004 in text", in: "2004h ?2004h [?2004h", out: same},
 	{name: "RIS", in: "a\x1bcb", out: "a\x1bc" + reassert + "b"},
 	{name: "RIS resets 2004", in: "\x1b[?2004h\x1bc", out: "\x1bc" + reassert},
@@ -79,24 +82,30 @@ var outputTests = []struct {
 	{name: "csi_ignore then text", in: "\x1b[1?2004lx", out: "x"},
 	{name: "many parameters", in: "\x1b[?" + strings.Repeat("1;", 20) + "2004l",
 		out: "\x1b[?" + strings.Repeat("1;", 15) + "1l\x1b[?1;1;1;1l"},
+	// tmux discards a sequence of over 62 parameter bytes.
+	{name: "many parameter bytes", in: "\x1b[?" + strings.Repeat("1000;", 16) + "2004l", out: "\x1b[?" + strings.Repeat("1000;", 11) + "1000l\x1b[?1000;1000;1000;1000l"},
+	{name: "too many digits", in: "\x1b[?" + strings.Repeat("0", 12) + "20045l\x1b[?" + strings.Repeat("0", 70) + "1000l", out: "\x1b[?20045l\x1b[?1000l"},
 	{name: "too many parameters", in: "\x1b[?" + strings.Repeat("1;", 40) + "2004l\x1b[?2004h", out: reassert, enabled: true},
 	{name: "a parameter no mode has", in: "\x1b[?99999999999999999999l\x1b[?4294969300l\x1b[?70000;25l", out: "\x1b[?25l", reset: "\x1b[?25h", restore: "\x1b[?25l"},
-	{name: "leading zeros of other modes", in: "\x1b[?01049h", out: same, reset: "\x1b[?1049l", restore: "\x1b[?1049h"},
+	{name: "leading zeros of other modes", in: "\x1b[?01049h", out: "\x1b[?1049h", reset: "\x1b[?1049l", restore: "\x1b[?1049h"},
 	{name: "long but read", in: "\x1b[?" + strings.Repeat("0", 200) + "2004l", out: ""},
 	{name: "too long", in: "\x1b[?" + strings.Repeat("0", maxSeq) + "1049h", out: reassert},
-	{name: "longest kept", in: "\x1b[" + strings.Repeat("0", maxSeq-3) + "m", out: same},
+	{name: "longest parameters kept", in: "\x1b[" + strings.Repeat("0", maxParamBytes) + "m", out: same},
+	{name: "too long parameters", in: "\x1b[" + strings.Repeat("0", maxParamBytes+1) + "m", out: reassert},
 
-	// 8-bit C1 controls act as their 7-bit forms, encoded or alone.
-	{name: "C1 CSI", in: "\u009b?2004l\u009b?1049h", out: "\x1b[?1049h", reset: "\x1b[?1049l", restore: "\x1b[?1049h"},
-	{name: "C1 CSI, a lone byte", in: "\x9b?2004h\x9b?1000h", out: "\x1b[?1000h", enabled: true, reset: "\x1b[?1000l", restore: "\x1b[?1000h"},
+	// In UTF-8 output a C1 control, encoded or a lone byte, is made
+	// harmless: VTE takes U+009B for CSI, an 8-bit terminal the byte, and
+	// the others ignore both, or drop the byte.
+	{name: "C1 CSI", in: "\u009b?2004l\u009b?1049h", out: "\uFFFD?2004l\uFFFD?1049h"},
+	{name: "C1 CSI, a lone byte", in: "\x9b?2004h\x9b?1000h\x9b2J", out: "\uFFFD?2004h\uFFFD?1000h\uFFFD2J"},
 	{name: "C1 CSI inside a CSI", in: "\x1b[?1\u009b?2004l", out: ""},
-	{name: "C1 ST ends a sequence", in: "\x1b[?10\u009c49h", out: "49h"},
-	{name: "C1 that acts ends a sequence", in: "\x1b[?20\u008504l", out: "\u008504l"},
-	{name: "C1 controls in text", in: "a\u0085b\u009cc\x85d", out: same},
+	{name: "C1 ST inside a sequence", in: "\x1b[?10\u009c49h", out: "\x1b[?1049h", reset: "\x1b[?1049l", restore: "\x1b[?1049h"},
+	{name: "C1 that acts, inside a sequence", in: "\x1b[?20\u008504l", out: ""},
+	{name: "C1 controls in text", in: "a\u0085b\u009cc\x85d", out: "a\uFFFDb\uFFFDc\uFFFDd"},
+	{name: "legacy 8-bit text", in: "P\x9e\xedli\x9a\r\nnext\x1b[31m", out: "P\uFFFD\xedli\uFFFD\r\nnext\x1b[31m", reset: sgrOff},
 	{name: "UTF-8 continuation bytes are not C1", in: "\u2500\u251b\u276f\u26d4", out: same},
-	{name: "C1 OSC read", in: "\u009d52;c;?\u009cx\x9d52;c;?\ay", out: "xy", dropped: 2},
-	{name: "C1 DCS", in: "\u0090$qm\u009c", out: "\x1bP$qm\x1b\\"},
-	{name: "C1 ST", in: "\x1b]0;t\u009cx\x1b]0;t\x9c", out: "\x1b]0;t\x1b\\x\x1b]0;t\x1b\\"},
+	{name: "C1 OSC read", in: "\u009d52;c;?\u009cx\x9d52;c;?\ay", out: "\uFFFD52;c;?\uFFFDx\uFFFD52;c;?\ay"},
+	{name: "C1 in an OSC", in: "\x1b]0;t\u009cx\x1b\\\x1b]52;c\u009c;?\a", out: "\x1b]0;t\uFFFDx\x1b\\", dropped: 1},
 
 	// Sequences that change how the terminal reads or answers are dropped.
 	{name: "S8C1T", in: "a\x1b Gb\x1b Fc", out: "ab\x1b Fc"},
@@ -182,8 +191,12 @@ var outputTests = []struct {
 		reset: "\x1b[<20u", restore: "\x1b[=2;1u" + strings.Repeat("\x1b[>2u", 7)},
 	{name: "kitty pops all, then sets", in: strings.Repeat("\x1b[>2u", 20) + "\x1b[<17u\x1b[=4;2u", out: same,
 		reset: "\x1b[<3u", restore: "\x1b[=4;1u"},
-	{name: "kitty push with a sub-parameter", in: "\x1b[>1:2u", out: same, reset: "\x1b[<1u", restore: "\x1b[>1u"},
-	{name: "kitty huge values", in: "\x1b[>99999999999999999999u\x1b[<99999999999999999999u", out: same},
+	// Forms kitty ignores, or reads otherwise, reach no terminal.
+	{name: "kitty push with a sub-parameter", in: "\x1b[>1:2u", out: ""},
+	{name: "kitty huge values", in: "\x1b[>99999999999999999999u\x1b[<99999999999999999999u", out: ""},
+	{name: "kitty pops kitty ignores", in: "\x1b[>1u\x1b[<;u\x1b[<1;1u\x1b[<1:1u", out: "\x1b[>1u", reset: "\x1b[<1u", restore: "\x1b[>1u"},
+	{name: "kitty pop of 16 digits", in: "\x1b[>1u\x1b[<00000000000000001u", out: "\x1b[>1u\x1b[<1u"},
+	{name: "kitty set kitty ignores", in: "\x1b[=1u\x1b[=0;1;0u", out: "\x1b[=1u", reset: "\x1b[<1u", restore: "\x1b[=1;1u"},
 	{name: "modifyOtherKeys", in: "\x1b[>4;2m", out: same, reset: otherKeysOff, restore: "\x1b[>4;2m"},
 	{name: "modifyOtherKeys back", in: "\x1b[>4;2m\x1b[>4m", out: same},
 	{name: "modifyOtherKeys 0", in: "\x1b[>4;1m\x1b[>4;0m", out: same},
@@ -203,8 +216,8 @@ var outputTests = []struct {
 		reset: "\x1b[?25h\x1b[20l", restore: "\x1b[?25l\x1b[20h",
 	},
 	{name: "after RIS", in: "\x1bc\x1b[?25l", out: "\x1bc" + reassert + "\x1b[?25l", reset: "\x1b[?25h", restore: "\x1b[?25l"},
-	{name: "intermediate", in: "\x1b[?1049 h", out: same},
-	{name: "not private", in: "\x1b[1049h\x1b[25l", out: same},
+	{name: "intermediate", in: "\x1b[?1049 h", out: reassert},
+	{name: "not private", in: "\x1b[1049h\x1b[25l", out: "\x1b[25l"},
 	{name: "ESC sequences with intermediates", in: "\x1b#8\x1b(%5", out: same, reset: "\x1b(B"},
 	{name: "lone ESC then text", in: "\x1bx", out: same},
 	{name: "ESC at the end", in: "a\x1b", out: "a"},
@@ -230,7 +243,7 @@ var outputTests = []struct {
 	// Clipboard writes pass.
 	{name: "OSC 52 write", in: "\x1b]52;c;aGVsbG8=\x07", out: same},
 	{name: "OSC 52 write with ST", in: "\x1b]52;c;aGVsbG8=\x1b\\", out: same},
-	{name: "OSC 52 write, question mark later", in: "\x1b]52;c;a?\x07", out: same},
+	{name: "OSC 52 write, question mark later", in: "\x1b]52;c;a?\x07", out: "\x1b]52;c;a\x07"},
 	{name: "OSC 52 clear", in: "\x1b]52;c;\x07\x1b]52;c;!\x07", out: same},
 	{name: "OSC 52 without data", in: "\x1b]52;c\x07\x1b]52;c\x1b\\\x1b]52\x07\x1b]52\x1b\\", out: same},
 	{name: "OSC 5522 write", in: "\x1b]5522;type=write\x07\x1b]5522;type=wdata:mime=dGV4dA==;aGk=\x1b\\\x1b]5522;type=wdata\x07", out: same},
@@ -269,7 +282,7 @@ var outputTests = []struct {
 	{name: "OSC 52 cut by CAN", in: "\x1b]52;c\x18x\x1b]52\x1ay\x1b]52;c;\x18z", out: "\x18x\x1ay\x18z", dropped: 3},
 	{name: "OSC 5522 cut by ESC", in: "\x1b]5522;type=write\x1bx", out: "\x1bx", dropped: 1},
 	{name: "OSC 5522 cut by SUB", in: "\x1b]5522;type=wr\x1ax", out: "\x1ax", dropped: 1},
-	{name: "OSC 52 cut by C1", in: "\x1b]52;c;\u0085?x", out: "\u0085?x", dropped: 1},
+	{name: "OSC 52 with a C1 inside", in: "\x1b]52;c;\u0085?x", out: "", dropped: 1},
 	{name: "OSC 52 cut by the end", in: "a\x1b]52;c", out: "a", dropped: 1},
 	{name: "OSC 5522 cut by the end", in: "a\x1b]5522", out: "a", dropped: 1},
 	{name: "OSC 52 ESC at the end", in: "a\x1b]52;c\x1b", out: "a", dropped: 1},
@@ -519,7 +532,7 @@ func TestDecIndex(t *testing.T) {
 			t.Errorf("decIndex(%d) = %d, want %d", d.n, got, i)
 		}
 	}
-	for _, n := range []int{0, 2, 8, 47, 1007, 1049, 2004, 1054, 1062, 99999} {
+	for _, n := range []int{0, 2, 4, 47, 1007, 1049, 2004, 2005, 1054, 1062, 99999} {
 		if got := decIndex(n); got != -1 {
 			t.Errorf("decIndex(%d) = %d, want -1", n, got)
 		}

@@ -53,6 +53,11 @@ var decModes = [...]decMode{
 	{1053, modeSet}, // SCO function keys
 	{1060, modeSet}, // legacy X11R6 keyboard
 	{1061, modeSet}, // VT220 keyboard
+	{2001, modeSet}, // readline mouse, button 1 (xterm)
+	{2002, modeSet}, // ... button 2
+	{2003, modeSet}, // ... button 3
+	{5, modeSet},    // reverse video (DECSCNM)
+	{8, modeReset},  // no key autorepeat (DECARM)
 	{1, modeSet},    // application cursor keys (DECCKM)
 	{66, modeSet},   // application keypad (DECNKM)
 	{3, modeSet},    // 132 columns (DECCOLM)
@@ -103,26 +108,32 @@ func decIndex(n int) int {
 		return 15 + n - 1050
 	case 1060, 1061:
 		return 19 + n - 1060
-	case 1:
-		return 21
-	case 66:
-		return 22
-	case 3:
-		return 23
-	case 6:
+	case 2001, 2002, 2003:
+		return 21 + n - 2001
+	case 5:
 		return 24
-	case 69:
+	case 8:
 		return 25
-	case 45:
+	case 1:
 		return 26
-	case 7:
+	case 66:
 		return 27
-	case 12:
+	case 3:
 		return 28
-	case 25:
+	case 6:
 		return 29
-	case syncMode:
+	case 69:
 		return 30
+	case 45:
+		return 31
+	case 7:
+		return 32
+	case 12:
+		return 33
+	case 25:
+		return 34
+	case syncMode:
+		return 35
 	}
 	return -1
 }
@@ -188,6 +199,7 @@ type termModes struct {
 	sgr         bool          // character attributes set (SGR)
 	charsets    [4]bool       // G0 to G3 designated as other than ASCII
 	gl          uint8         // the set shifted in (SO, LS2, LS3), G0 by default
+	colors      uint8         // colours set with OSC (bits of oscColors)
 
 	// The DEC modes saved with XTSAVE, for XTRESTORE.
 	saved, savedKnown uint64
@@ -204,9 +216,9 @@ func (m *termModes) screen() int {
 
 // ris records RIS, the terminal's full reset. Not all of it is reset
 // everywhere: xterm.js keeps a hidden or blinking cursor and newline mode,
-// tmux the alternate screen.
+// tmux the alternate screen; the colours are kept as set, to be sure.
 func (m *termModes) ris() {
-	*m = termModes{dec: m.dec & risKeeps, ansi: m.ansi & ansiBit(20), alt: m.alt}
+	*m = termModes{dec: m.dec & risKeeps, ansi: m.ansi & ansiBit(20), alt: m.alt, colors: m.colors}
 }
 
 // designate records ESC I F, the designation of a character set to G0
@@ -232,6 +244,20 @@ const (
 	so = 0x0e
 	si = 0x0f
 )
+
+// oscColors are the OSCs that set colours the filter puts back, each with
+// the OSC that resets them: the palette, and the default foreground,
+// background and cursor colours.
+var oscColors = [...][2]int{{4, 104}, {10, 110}, {11, 111}, {12, 112}}
+
+// osc records an OSC n that passed.
+func (m *termModes) osc(n int) {
+	for i, c := range oscColors {
+		if c[0] == n {
+			m.colors |= 1 << i
+		}
+	}
+}
 
 // setDEC records the DEC mode n set (on) or reset.
 func (m *termModes) setDEC(n int, on bool) {
@@ -371,6 +397,12 @@ func (m *termModes) appendReset(dst []byte, blink byte) []byte {
 	if m.gl != 0 {
 		dst = append(dst, shiftIn...)
 	}
+	for i, c := range oscColors {
+		if m.colors&(1<<i) != 0 {
+			dst = strconv.AppendInt(append(dst, "\x1b]"...), int64(c[1]), 10)
+			dst = append(dst, stringTerminator...)
+		}
+	}
 	if m.dec&decBit(syncMode) != 0 {
 		dst = appendDEC(dst, syncMode, modeReset)
 	}
@@ -486,6 +518,10 @@ func AppendFullReset(dst []byte) []byte {
 	dst = append(dst, marginsOff...)
 	dst = append(dst, sgrOff...)
 	dst = append(dst, charsetsOff...)
+	for _, c := range oscColors {
+		dst = strconv.AppendInt(append(dst, "\x1b]"...), int64(c[1]), 10)
+		dst = append(dst, stringTerminator...)
+	}
 	dst = appendDEC(dst, 2004, modeReset)
 	return appendDEC(dst, syncMode, modeReset)
 }

@@ -10,22 +10,24 @@ package bracketed
 //     the sequence; ESC cancels it and starts another;
 //   - ':' separates sub-parameters of a control sequence (ISO 8613-6), as
 //     in "ESC [ 38:2::255:0:0 m", instead of making the sequence ignored;
-//   - BEL ends an OSC string as ST does (xterm); CAN, SUB, ESC and C1
-//     controls end every string;
+//   - BEL ends an OSC string as ST does (xterm); CAN, SUB, ESC and (with
+//     EightBit) C1 controls end every string;
 //   - there is no length past which a sequence stops being one.
 //
 // Bytes of 0x80 and above are read as UTF-8 unless EightBit is set. The C1
-// controls (U+0080 to U+009F) act as their 7-bit forms do in every state
-// (0x9B as ESC [, 0x9D as ESC ], 0x9C as ST, ...) whether they come UTF-8
-// encoded (C2 9B), as VTE reads them, or as a lone byte that is not part of
-// a UTF-8 character, as a terminal in an 8-bit locale reads it. Terminals
-// disagree here (xterm and kitty ignore both forms in UTF-8), and the
-// tokenizer takes the reading that finds the most controls, so that nothing
-// a terminal could act on goes unseen. With EightBit, every byte from 0x80
-// to 0x9F is a C1 control, as in xterm in an 8-bit locale. Any other
-// non-ASCII character inside an escape or control sequence is ignored
-// there (alacritty, tmux), and reported as such, since terminals disagree
-// on it too (xterm.js and kitty end the sequence).
+// controls (U+0080 to U+009F, UTF-8 encoded as C2 80 to C2 9F) and a lone
+// byte from 0x80 to 0x9F that is part of no character are no controls
+// then, but terminals read them in different ways: VTE takes U+009B for
+// CSI, xterm and kitty ignore it, xterm.js drops a lone byte and joins what
+// is around it, an 8-bit terminal takes the byte for CSI. Outside
+// sequences the tokenizer reports each such unit as ActC1, for the caller
+// to make it harmless; inside one, it ignores it. With EightBit, every
+// byte from 0x80 to 0x9F is a C1 control, which acts as its 7-bit form
+// does in every state (0x9B as ESC [, 0x9D as ESC ], 0x9C as ST, ...), as
+// in xterm in an 8-bit locale. Any other non-ASCII character inside an
+// escape or control sequence is ignored there (alacritty, tmux), and
+// reported as such, since terminals disagree on it too (xterm.js and kitty
+// end the sequence).
 //
 // Next reports what the next bytes are, one Action at a time; the fields
 // of Seq describe the sequence under way. Any split of the output across
@@ -96,6 +98,10 @@ const (
 	// then ActStringEnd reads the \) or starts a sequence (ActStringEnd
 	// reads nothing, and the tokenizer is in that sequence, its ESC read).
 	ActStringEsc
+	// ActC1: a C1 control in UTF-8 output, or a lone byte from 0x80 to
+	// 0x9F, in text or in a control string's contents (not with
+	// EightBit): terminals read it in different ways.
+	ActC1
 	// ActStringEnd: the control string ends, as Term says. The bytes read,
 	// if any, are its terminator: BEL, ESC \ (or its \ after ActStringEsc)
 	// or the C1 ST. When none are, Term is TermCut and what ended it is
@@ -106,7 +112,7 @@ const (
 var actionNames = [...]string{
 	ActText: "text", ActHold: "hold", ActExec: "exec", ActIgnore: "ignore",
 	ActDispatch: "dispatch", ActCancel: "cancel", ActStringStart: "string-start",
-	ActStringData: "string-data", ActStringEsc: "string-esc", ActStringEnd: "string-end",
+	ActStringData: "string-data", ActStringEsc: "string-esc", ActC1: "c1", ActStringEnd: "string-end",
 }
 
 func (a Action) String() string {
@@ -177,6 +183,8 @@ type Seq struct {
 	NParams int
 	// Sub reports that a parameter has sub-parameters (':').
 	Sub bool
+	// ParamLen counts the parameter bytes (digits, ';', ':').
+	ParamLen int
 	// Ignored reports bytes the terminal ignored inside the sequence
 	// (ActIgnore): terminals disagree on what they mean.
 	Ignored bool
@@ -361,10 +369,10 @@ func (z *Tokenizer) Next(p []byte) (int, Action) {
 		return z.strEsc(p)
 	}
 	kind, c, size := z.decode(p)
-	switch kind {
-	case unitC1:
+	switch {
+	case kind == unitC1 && z.EightBit:
 		return z.c1InSeq(c, size)
-	case unitOther:
+	case kind != unitASCII: // Another character, or a C1 control in UTF-8.
 		z.commit(p, kind, size)
 		z.Seq.Ignored = true
 		return size, ActIgnore
@@ -426,7 +434,7 @@ func (z *Tokenizer) ground(p []byte) (int, Action) {
 			continue
 		}
 		kind, c, size := z.decode(p[i:])
-		if kind == unitC1 && startsSequence(c) {
+		if kind == unitC1 && (startsSequence(c) || !z.EightBit) {
 			break
 		}
 		z.commit(p[i:], kind, size)
@@ -449,6 +457,9 @@ func (z *Tokenizer) ground(p []byte) (int, Action) {
 	}
 	_, c, size := z.decode(p)
 	z.utf8 = utf8State{}
+	if !z.EightBit {
+		return size, ActC1
+	}
 	return z.c1Start(c, size)
 }
 
@@ -484,6 +495,7 @@ func (z *Tokenizer) wholeCSI(p []byte) int {
 	}
 	if k < i {
 		s.raw = p[k:i] // Parsed by Parse, if ever.
+		s.ParamLen = i - k
 	}
 	for _, c := range p[i:j] {
 		z.collect(c)
@@ -623,6 +635,7 @@ func (z *Tokenizer) begin(kind SeqKind, c1 bool) {
 	s := &z.Seq
 	// Params past NParams are never read: they are left as they are.
 	s.Kind, s.C1, s.Marker, s.NInter, s.Final, s.NParams, s.Sub, s.Ignored, s.raw = kind, c1, 0, 0, 0, 0, false, false, nil
+	s.ParamLen = 0
 	z.param = paramState{}
 }
 
@@ -749,6 +762,7 @@ func (z *Tokenizer) malformed(dcs bool) (int, Action) {
 func (z *Tokenizer) paramByte(c byte) {
 	ps := &z.param
 	ps.any = true
+	z.Seq.ParamLen++
 	switch c {
 	case ';':
 		z.endParam()
@@ -802,8 +816,14 @@ func (z *Tokenizer) str(p []byte) (int, Action) {
 			continue
 		}
 		kind, _, size := z.decode(p[i:])
-		if kind == unitC1 {
+		switch {
+		case kind == unitC1 && z.EightBit:
 			return z.strEnd(p, i)
+		case kind == unitC1 && i > 0:
+			return i, ActStringData
+		case kind == unitC1:
+			z.utf8 = utf8State{}
+			return size, ActC1
 		}
 		z.commit(p[i:], kind, size)
 		i += size

@@ -73,6 +73,12 @@ func tokenizerEvents(z *Tokenizer, chunks [][]byte) []refEvent {
 				evs = appendEvent(evs, refEvent{kind: "data", data: bytes.Clone(b)})
 			case ActStringEnd:
 				evs = appendEvent(evs, refEvent{kind: "end", seq: fmt.Sprint(z.Term)})
+			case ActC1:
+				kind := "c1"
+				if z.InString() {
+					kind = "c1data"
+				}
+				evs = appendEvent(evs, refEvent{kind: kind, data: bytes.Clone(b)})
 			}
 			i += n
 		}
@@ -215,6 +221,18 @@ func refTokenize(in []byte, eightBit bool) []refEvent {
 		raw := in[off : off+u.size]
 		off += u.size
 		c := u.c
+		if u.c1 && !eightBit { // No control in UTF-8: reported, or ignored inside a sequence.
+			switch {
+			case st == rGround:
+				evs = appendEvent(evs, refEvent{kind: "c1", data: bytes.Clone(raw)})
+			case inString():
+				evs = appendEvent(evs, refEvent{kind: "c1data", data: bytes.Clone(raw)})
+			default:
+				s.Ignored = true
+				emit("ignore", raw)
+			}
+			continue
+		}
 		// Strings end at BEL (OSC), ESC, CAN, SUB and every C1 control.
 		if inString() {
 			switch {

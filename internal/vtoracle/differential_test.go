@@ -359,7 +359,7 @@ func TestVtermDumpDifferential(t *testing.T) {
 	for range *streams / 10 {
 		inputs = append(inputs, randomStream(rng))
 	}
-	failed := 0
+	failed, skipped := 0, 0
 	for _, in := range inputs {
 		s := play(randomSplit(rng, in), nil, false)
 		var out []byte
@@ -367,6 +367,10 @@ func TestVtermDumpDifferential(t *testing.T) {
 			if s.kinds[i] == "output" {
 				out = append(out, c...)
 			}
+		}
+		if manyParams.Match(out) {
+			skipped++ // vterm-dump crashes on a sequence of over 16 parameters.
+			continue
 		}
 		dump, err := vtoracle.VtermDump(out)
 		if err != nil {
@@ -381,4 +385,9 @@ func TestVtermDumpDifferential(t *testing.T) {
 	if failed > 0 {
 		t.Errorf("%d of %d streams disagree", failed, len(inputs))
 	}
+	t.Logf("%d streams read, %d left out (a sequence of over 16 parameters)", len(inputs)-skipped, skipped)
 }
+
+// manyParams matches a control sequence of over 16 parameters, which the
+// filter passes (an SGR) but libvterm's vterm-dump cannot read.
+var manyParams = regexp.MustCompile(`\x1b\[[<=>?]?(?:[0-9:]*;){16}`)
