@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // The root's counters: how many pastes each agent had kept out of its
@@ -118,29 +119,20 @@ func ReadCounters(root string) (*Counters, error) {
 // readCounters reads and checks the counters file at path; a missing file
 // gives counters with no counts.
 func readCounters(path string) (*Counters, error) {
-	f, err := openExisting(path) // O_NOFOLLOW|O_NONBLOCK
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Counters{Format: CountersFormat}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: read counters: %w", err)
-	}
-	defer f.Close() // Best effort: only read.
-	fi, err := f.Stat()
+	data, _, err := fsutil.ReadRegularNoFollow(path, maxCountersBytes)
+	var notRegular *fsutil.NotRegularError
+	var tooLarge *fsutil.TooLargeError
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Counters{Format: CountersFormat}, nil
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("store: read counters %s: not a regular file", path)
+	case errors.As(err, &tooLarge) && tooLarge.Size < 0:
+		return nil, fmt.Errorf("store: read counters %s: grew past the %d bytes the counters may have while being read", path, maxCountersBytes)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("store: read counters %s: %d bytes, more than the %d the counters may have", path, tooLarge.Size, maxCountersBytes)
 	case err != nil:
 		return nil, fmt.Errorf("store: read counters: %w", err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("store: read counters %s: not a regular file", path)
-	case fi.Size() > maxCountersBytes:
-		return nil, fmt.Errorf("store: read counters %s: %d bytes, more than the %d the counters may have", path, fi.Size(), maxCountersBytes)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxCountersBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("store: read counters: %w", err)
-	}
-	if len(data) > maxCountersBytes {
-		return nil, fmt.Errorf("store: read counters %s: grew past the %d bytes the counters may have while being read", path, maxCountersBytes)
 	}
 	var c Counters
 	if err := json.Unmarshal(data, &c); err != nil {

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"time"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // ManifestFormat is the version of manifest.json this package writes and
@@ -159,29 +160,20 @@ func ReadManifest(sessionDir string) (*Manifest, error) {
 }
 
 // readManifestFile reads the manifest file at path, a regular file of at
-// most maxManifestBytes.
+// most maxManifestBytes, not a symlink (fsutil.ReadRegularNoFollow).
 func readManifestFile(path string) ([]byte, error) {
-	f, err := openExisting(path) // O_NOFOLLOW|O_NONBLOCK
-	if err != nil {
-		return nil, fmt.Errorf("store: read manifest: %w", err)
-	}
-	defer f.Close() // Best effort: only read.
-	fi, err := f.Stat()
+	data, _, err := fsutil.ReadRegularNoFollow(path, maxManifestBytes)
+	var notRegular *fsutil.NotRegularError
+	var tooLarge *fsutil.TooLargeError
 	switch {
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("store: read manifest %s: not a regular file", path)
+	case errors.As(err, &tooLarge) && tooLarge.Size < 0:
+		return nil, fmt.Errorf("store: read manifest %s: grew past the %d bytes a manifest may have while being read", path, maxManifestBytes)
+	case errors.As(err, &tooLarge):
+		return nil, manifestTooLarge(path, tooLarge.Size)
 	case err != nil:
 		return nil, fmt.Errorf("store: read manifest: %w", err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("store: read manifest %s: not a regular file", path)
-	case fi.Size() > int64(maxManifestBytes):
-		return nil, manifestTooLarge(path, fi.Size())
-	}
-	// It may grow while being read: read no more than the limit allows.
-	data, err := io.ReadAll(io.LimitReader(f, int64(maxManifestBytes)+1))
-	if err != nil {
-		return nil, fmt.Errorf("store: read manifest: %w", err)
-	}
-	if len(data) > maxManifestBytes {
-		return nil, fmt.Errorf("store: read manifest %s: grew past the %d bytes a manifest may have while being read", path, maxManifestBytes)
 	}
 	return data, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // errSessionClosed is returned by the methods of a closed Session: without
@@ -406,7 +407,7 @@ func (s *Session) link(t *Temp) (saved, error) {
 	}
 	// Sync the directory while the temp name still holds the file, so that
 	// on error the paste name can go and the caller can replay the temp.
-	if err := syncDir(s.Dir); err != nil {
+	if err := fsutil.SyncDir(s.Dir); err != nil {
 		_ = os.Remove(path) // Best effort.
 		return saved{}, fmt.Errorf("store: commit paste %s: %w", path, err)
 	}

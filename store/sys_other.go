@@ -34,7 +34,6 @@ func flock(f *os.File, _ int) error {
 	return &fs.PathError{Op: "flock", Path: f.Name(), Err: errNotUnix}
 }
 
-func syncDir(dir string) error          { return &fs.PathError{Op: "sync", Path: dir, Err: errNotUnix} }
 func touch(path string) error           { return &fs.PathError{Op: "touch", Path: path, Err: errNotUnix} }
 func unlink(string) error               { return errNotUnix }
 func rmdir(string) error                { return errNotUnix }

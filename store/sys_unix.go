@@ -80,23 +80,6 @@ func control(f *os.File, name string, op func(fd int) error) error {
 	return nil
 }
 
-// syncDir makes the names last created or removed in dir durable. Some
-// filesystems (FUSE, network mounts) cannot sync a directory and say
-// EINVAL or ENOTSUP: the names there are as durable as the filesystem
-// makes them, which is not an error.
-func syncDir(dir string) error {
-	d, err := openDirNoFollow(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close() // Best effort: nothing was written through d.
-	err = syncFile(d)
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP) {
-		return nil
-	}
-	return err
-}
-
 // dupFile returns a new *os.File on a duplicate of f's descriptor, which
 // stays open when f is closed.
 func dupFile(f *os.File) (*os.File, error) {

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // errTempDone is returned when a Temp is used after CommitPaste or Discard.
@@ -103,7 +105,7 @@ func (t *Temp) closeLocked() error {
 	if t.f == nil {
 		return nil
 	}
-	if err := syncFile(t.f); err != nil {
+	if err := fsutil.SyncFile(t.f); err != nil {
 		return err
 	}
 	f := t.f

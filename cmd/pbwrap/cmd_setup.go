@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/store"
 	"golang.org/x/term"
 )
@@ -286,14 +287,15 @@ const maxSettingsBytes = 4 << 20
 // without waiting or reading it: the file is opened without blocking and
 // checked on the descriptor that is read.
 func readSettings(path string) ([]byte, fs.FileMode, error) {
-	text, mode, err := readRegular(path, maxSettingsBytes)
-	var notRegular *notRegularError
+	text, mode, err := fsutil.ReadRegular(path, maxSettingsBytes)
+	var notRegular *fsutil.NotRegularError
+	var tooLarge *fsutil.TooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0o600, nil
 	case errors.As(err, &notRegular):
 		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	case errors.Is(err, errTooLarge):
+	case errors.As(err, &tooLarge):
 		return nil, 0, fmt.Errorf("%s is larger than %d MiB: not a settings file", path, maxSettingsBytes>>20)
 	}
 	return text, mode, err
@@ -332,44 +334,4 @@ func writeBackup(path string, text []byte, mode fs.FileMode) (string, error) {
 		}
 		return name, nil
 	}
-}
-
-// writeFileAtomic replaces the file at path with data and the given mode,
-// so that a reader (the agent starting) finds the old file or the new one,
-// never a mix: a temp file in the same directory (O_EXCL), written,
-// synced, closed and renamed over path, then the directory synced.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".pbwrap-*")
-	if err != nil {
-		return err
-	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			_ = f.Close()           // Best effort: it may be closed already.
-			_ = os.Remove(f.Name()) // Best effort.
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	renamed = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()  // Best effort: some file systems cannot sync a directory.
-		_ = d.Close() // Best effort.
-	}
-	return nil
 }

@@ -263,14 +263,15 @@ func readConfigFile(path string) (map[string]fileValue, error) {
 // wrapping fs.ErrNotExist when there is none, and a usage error naming the
 // file when it cannot be read or is refused (see readConfigFile).
 func readConfigText(path string) (string, error) {
-	text, _, err := readRegular(path, maxConfigFile)
-	var notRegular *notRegularError
+	text, _, err := fsutil.ReadRegular(path, maxConfigFile)
+	var notRegular *fsutil.NotRegularError
+	var tooLarge *fsutil.TooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", err
 	case errors.As(err, &notRegular):
 		return "", usagef("config file: %s is %s, not a regular file", path, fsutil.Kind(notRegular.Mode))
-	case errors.Is(err, errTooLarge):
+	case errors.As(err, &tooLarge):
 		return "", usagef("config file: read %s: larger than %d KiB", path, maxConfigFile>>10)
 	case err != nil:
 		return "", usagef("config file: %v", err)

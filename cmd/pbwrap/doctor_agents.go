@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
@@ -148,18 +149,11 @@ func geminiTrusts(rules []geminiRule, dir string) (rule geminiRule, ok bool) {
 			folder = filepath.Dir(folder)
 		}
 		folder = geminiNormalize(geminiRealpath(folder))
-		if isBelow(folder, location) && (!ok || len(r.path) > len(rule.path)) {
+		if fsutil.Within(folder, location) && (!ok || len(r.path) > len(rule.path)) {
 			rule, ok = r, true
 		}
 	}
 	return rule, ok
-}
-
-// isBelow reports whether path is dir or below it; both are clean and
-// absolute.
-func isBelow(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // geminiFolderTrustOff reports whether the user's Gemini CLI settings turn

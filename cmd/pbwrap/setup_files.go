@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/internal/jsonc"
 )
 
@@ -321,7 +322,14 @@ func (p *plannedFile) write(verb string) error {
 		fmt.Printf("removed %s\n", printable(p.path))
 		return nil
 	}
-	if err := writeFileAtomic(p.path, p.updated, p.mode); err != nil {
+	// A reader (the agent starting) finds the old file or the new one,
+	// never a mix.
+	err = fsutil.WriteFileAtomic(p.path, p.updated, fsutil.WriteOptions{
+		Perm:        p.mode,
+		TempPattern: "." + filepath.Base(p.path) + ".pbwrap-*",
+		Durable:     true,
+	})
+	if err != nil {
 		return fmt.Errorf("%s: write %s: %w", verb, p.path, err)
 	}
 	fmt.Printf("wrote %s\n", printable(p.path))

@@ -2,8 +2,10 @@
 // needs, so that each rule is written once: whether a path lies within a
 // directory, the nearest part of a path that exists, and opening a file
 // below a directory without following any symbolic link (OpenBeneath),
-// the words for a file that is not a regular one (Kind), and the space
-// free on a path's file system (FreeSpace).
+// the words for a file that is not a regular one (Kind), the space free
+// on a path's file system (FreeSpace), and the one bounded reader of a
+// regular file (ReadRegular) and the one atomic writer (WriteFileAtomic,
+// with SyncFile and SyncDir) that pbwrap's packages share.
 package fsutil
 
 import (
@@ -53,12 +55,14 @@ func NearestExisting(path string) string {
 }
 
 // Kind names the type of a file that is not a regular file, for an
-// error: "a directory", "a named pipe", "a socket", "a device", or "an
-// irregular file".
+// error: "a directory", "a symbolic link" (as Lstat sees one), "a named
+// pipe", "a socket", "a device", or "an irregular file".
 func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe"
 	case m&fs.ModeSocket != 0:
