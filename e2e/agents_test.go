@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -423,12 +422,4 @@ func agentVersion(t *testing.T, name string) string {
 	}
 	out, _ := cmd.Output()
 	return strings.TrimSpace(string(out))
-}
-
-func mustJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }

@@ -21,28 +21,6 @@ func newObject(members map[string]json.RawMessage) *object {
 	return &object{members: members, texts: make(map[string][]byte), lists: make(map[string][]*object)}
 }
 
-// answer is a PreToolUse answer carrying input as updatedInput, with the
-// given permission decision ("" for none), as encoding/json would write
-// it: members sorted by name, values compact, no HTML escaping. It is
-// written in one buffer sized up front, so that the expanded text is
-// escaped and copied once: encoding/json takes seconds and several copies
-// for tens of megabytes of text full of control characters.
-func answer(decision string, input *object, size int) ([]byte, error) {
-	b := make([]byte, 0, size+128)
-	b = append(b, `{"hookSpecificOutput":{"hookEventName":"PreToolUse",`...)
-	if decision != "" {
-		b = append(b, `"permissionDecision":`...)
-		b = appendString(b, []byte(decision))
-		b = append(b, ',')
-	}
-	b = append(b, `"updatedInput":`...)
-	b, err := input.appendTo(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, "}}\n"...), nil
-}
-
 // appendTo appends o as JSON.
 func (o *object) appendTo(b []byte) ([]byte, error) {
 	b = append(b, '{')

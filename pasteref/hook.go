@@ -28,26 +28,6 @@ type hookInput struct {
 // hold bytes that are not UTF-8; they would reach the file as U+FFFD.
 var ErrNotText = errors.New("the lines are not valid UTF-8 text, which a hook cannot pass on intact")
 
-// hookOutput is a PreToolUse answer that denies the call (answer writes
-// the others).
-type hookOutput struct {
-	HookSpecificOutput hookDecision `json:"hookSpecificOutput"`
-}
-
-type hookDecision struct {
-	HookEventName            string `json:"hookEventName"`
-	PermissionDecision       string `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
-}
-
-// claudeFields are the tool-input fields Claude Code's editing tools write
-// into files, by tool.
-var claudeFields = map[string][]string{
-	"Write":        {"content"},
-	"Edit":         {"new_string"},
-	"NotebookEdit": {"new_source"},
-}
-
 // MaxHookInput caps a hook's input, the JSON its agent sends: 16 MiB, far
 // above any tool call a model writes (its output is bounded by its token
 // limit, well under 1 MiB), and parsed in a fraction of a second. A larger
@@ -56,99 +36,6 @@ const MaxHookInput = 16 << 20
 
 // ErrHookInput: the hook's input is over MaxHookInput.
 var ErrHookInput = errors.New("hook input too large")
-
-// ClaudeHook answers one Claude Code PreToolUse call, given the JSON Claude
-// Code writes to the hook's standard input. For Write (content), Edit
-// (new_string), MultiEdit (edits[].new_string) and NotebookEdit
-// (new_source) it expands references:
-//
-//   - no reference, or another tool or event: out is empty, and the call
-//     goes on unchanged;
-//   - every reference expands: out carries the whole tool input as
-//     updatedInput and no permission decision, so that Claude Code's own
-//     permission flow decides as it would have (an edit that would have
-//     asked the user still asks: nothing is widened);
-//   - a reference fails: out denies the call, with the report as the reason,
-//     which the model sees.
-//
-// The fields of one call are one expansion: each file is read once for all
-// of them, and the limits (MaxRefs, MaxOutput, MaxRead) count them all.
-// MaxOutput counts the text as the answer carries it, escaped for JSON,
-// where a control character takes six bytes. An input over MaxHookInput is
-// denied (ErrHookInput) without being parsed. So the hook answers in about
-// a second at worst, whatever the files, far inside the agents' timeouts.
-//
-// The hook runs with all of the user's rights, outside the agent's sandbox,
-// so it reads files more strictly than Expand:
-//
-//   - only below the call's working directory (cwd) or one of dirs
-//     (ErrOutsideScope). Each of those directories is resolved once and
-//     opened; a reference may spell it as given, resolved, or through
-//     other symbolic links above it. "/" is never one of them, so a call
-//     from cwd "/" expands only files in dirs;
-//   - below it, each file is opened once, from the directory's descriptor,
-//     following no symbolic link at any step (ErrSymlink, even for a link
-//     that points inside), so that nothing renamed or linked in between a
-//     check and the open can lead the open elsewhere; ".." may not climb
-//     out. The opened file is then checked and read from that descriptor;
-//   - only a regular file (ErrNotRegular) and, below the working directory,
-//     one with a single hard link (ErrHardLink);
-//   - only text that is valid UTF-8 (ErrNotText).
-//
-// Fields other than those are passed back as they came (compacted, as
-// encoding/json writes them). err is returned
-// only for input that is not a PreToolUse call at all (not JSON); the
-// caller must then block the call rather than let an unexpanded reference
-// through.
-func ClaudeHook(in []byte, dirs []string) (out []byte, err error) {
-	if len(in) > MaxHookInput {
-		return deny(inputTooLarge())
-	}
-	var req hookInput
-	if err := json.Unmarshal(in, &req); err != nil {
-		return nil, fmt.Errorf("hook input: %w", err)
-	}
-	if req.HookEventName != "" && req.HookEventName != "PreToolUse" {
-		return nil, nil
-	}
-	names, ok := claudeFields[req.ToolName]
-	if !ok && req.ToolName != "MultiEdit" {
-		return nil, nil
-	}
-	input, fields, err := claudeInput(req, names)
-	if err != nil {
-		return nil, fmt.Errorf("hook input: %w", err)
-	}
-	if len(fields) == 0 {
-		return nil, nil
-	}
-	var perr *Error
-	switch err := expandFields(req.Cwd, dirs, fields); {
-	case errors.As(err, &perr):
-		return deny(perr)
-	case err != nil:
-		return nil, fmt.Errorf("hook input: %s: %w", req.ToolName, err)
-	}
-	return answer("", input, len(in)+answerSize(fields))
-}
-
-// claudeInput parses the tool input of a Claude Code call and lists its
-// fields that have references: the named ones, or MultiEdit's.
-func claudeInput(req hookInput, names []string) (*object, []field, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(req.ToolInput, &members); err != nil {
-		return nil, nil, fmt.Errorf("tool_input of %s: %w", req.ToolName, err)
-	}
-	input := newObject(members)
-	fields, err := stringFields(input, names)
-	if err == nil && req.ToolName == "MultiEdit" {
-		fields, err = listFields(input, "edits", "new_string")
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", req.ToolName, err)
-	}
-	return input, fields, nil
-}
 
 // field is one string of a tool input that has references: its doc, and
 // the object and member it goes back to.
@@ -159,8 +46,9 @@ type field struct {
 }
 
 // stringFields lists the named string members of o that Expand would act
-// on.
-func stringFields(o *object, names []string) ([]field, error) {
+// on; with patch, they are patches whose references are whole added lines
+// (ExpandPatch).
+func stringFields(o *object, names []string, patch bool) ([]field, error) {
 	var fields []field
 	for _, name := range names {
 		raw, ok := o.members[name]
@@ -172,7 +60,7 @@ func stringFields(o *object, names []string) ([]field, error) {
 			return nil, fmt.Errorf("%s is not a string", name)
 		}
 		if Contains([]byte(s)) {
-			fields = append(fields, field{doc: newDoc([]byte(s), false), obj: o, name: name})
+			fields = append(fields, field{doc: newDoc([]byte(s), patch), obj: o, name: name})
 		}
 	}
 	return fields, nil
@@ -194,7 +82,7 @@ func listFields(o *object, list, name string) ([]field, error) {
 	objs := make([]*object, len(items))
 	for i, item := range items {
 		objs[i] = newObject(item)
-		f, err := stringFields(objs[i], []string{name})
+		f, err := stringFields(objs[i], []string{name}, false)
 		if err != nil {
 			return nil, err
 		}
@@ -316,62 +204,6 @@ func (d *doc) checkText() error {
 // inputTooLarge is the *Error for an input over MaxHookInput.
 func inputTooLarge() *Error {
 	return &Error{Err: fmt.Errorf("%w: over %s (the hook reads at most that)", ErrHookInput, byteCount(MaxHookInput))}
-}
-
-// CodexHook answers one Codex PreToolUse call for apply_patch, whose input
-// is {"command": PATCH}. A reference in a patch must be a whole added line,
-// "+{{file:/abs/path:START:END}}", and becomes one added line per line of
-// the range (see ExpandPatch).
-//
-//   - no reference, or another tool or event: out is empty;
-//   - every reference expands: out rewrites the patch. Codex accepts a
-//     rewrite only with permissionDecision "allow", which in Codex carries
-//     the rewrite and nothing else: the rewritten patch still goes through
-//     its approval policy and sandbox, so nothing is widened;
-//   - a reference fails: out denies the call with the report as the reason.
-//
-// The patch is one expansion: each file is read once however many
-// references name it. The input limit, the scope and the rules for links
-// are ClaudeHook's.
-func CodexHook(in []byte, dirs []string) (out []byte, err error) {
-	if len(in) > MaxHookInput {
-		return deny(inputTooLarge())
-	}
-	var req hookInput
-	if err := json.Unmarshal(in, &req); err != nil {
-		return nil, fmt.Errorf("hook input: %w", err)
-	}
-	if (req.HookEventName != "" && req.HookEventName != "PreToolUse") || req.ToolName != "apply_patch" {
-		return nil, nil
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(req.ToolInput, &members); err != nil {
-		return nil, fmt.Errorf("hook input: tool_input of apply_patch: %w", err)
-	}
-	var patch string
-	if err := json.Unmarshal(members["command"], &patch); err != nil {
-		return nil, fmt.Errorf("hook input: apply_patch command is not a string")
-	}
-	if !Contains([]byte(patch)) {
-		return nil, nil
-	}
-	d := newDoc([]byte(patch), true)
-	var perr *Error
-	if err := expandInScope(req.Cwd, dirs, []*doc{d}); errors.As(err, &perr) {
-		return deny(perr)
-	} else if err != nil {
-		return nil, err
-	}
-	input := newObject(members)
-	input.texts["command"] = d.out
-	return answer("allow", input, len(in)+stringSize(d.out))
-}
-
-// deny answers with the call denied, the report of e as the reason.
-func deny(e *Error) ([]byte, error) {
-	return encode(hookOutput{hookDecision{
-		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: e.Report(hookAction),
-	}})
 }
 
 // marshal encodes v as JSON without HTML escaping: file content goes back

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/store"
@@ -233,42 +233,34 @@ func (s *setting) shownDefault() string {
 
 func (d *doctor) checkAgents(cfg *config, root string) {
 	fmt.Println("\nagents on PATH:")
+	env := agent.OS()
 	found := 0
-	for i := range agents {
-		a := &agents[i]
-		path, err := exec.LookPath(a.name)
+	for _, a := range agent.All() {
+		path, err := env.LookPath(a.Name)
 		if err != nil {
 			continue
 		}
 		found++
-		added := "nothing"
-		readable := true
-		if a.args != nil && root != "" {
+		added, reads := "nothing", true
+		if root != "" {
+			var err error
+			added, reads, err = a.Added(os.Environ(), root, cfg.noAgentArgs)
 			switch {
-			case cfg.noAgentArgs:
-				readable = a.args([]string{a.name}, root) == nil
-			default:
-				if out := a.args([]string{a.name}, root); out != nil {
-					added = strings.Join(out[1:], " ")
-				}
+			case errors.Is(err, agent.ErrNoArgs):
+				added = "nothing"
+			case err != nil:
+				d.problem(printable(err.Error()), fmt.Sprintf("make %s a JSON object, or unset it, or allow %s in %s's own settings",
+					a.Env.Name, printable(root), a.Name))
 			}
 		}
-		if a.env != nil && root != "" {
-			if env, ok := d.agentEnvAdded(a, cfg, root); env != "" {
-				added = env
-			} else {
-				readable = readable && ok
-			}
-		}
-		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.name, printable(path), printable(added), a.note)
+		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.Name, printable(path), printable(added), a.Reads)
 		before := len(d.problems)
-		d.checkHook(a.name)
-		if !readable {
-			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.name),
-				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", printable(root), a.name))
+		for _, f := range a.Doctor(env, root, reads) {
+			d.finding(f)
 		}
-		if a.doctor != nil && root != "" && readable {
-			a.doctor(d, root)
+		if !reads {
+			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.Name),
+				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", printable(root), a.Name))
 		}
 		if len(d.problems) == before {
 			fmt.Printf("      at start: asks nothing because of pbwrap\n")
@@ -277,14 +269,16 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 		}
 	}
 	if found == 0 {
-		fmt.Println("  none of the agents pbwrap knows is on PATH (" + agentNames() + "); pbwrap still wraps any command")
+		fmt.Println("  none of the agents pbwrap knows is on PATH (" + agent.Names(agent.All(), "") + "); pbwrap still wraps any command")
 	}
 }
 
-func agentNames() string {
-	names := make([]string, len(agents))
-	for i, a := range agents {
-		names[i] = a.name
+// finding prints what doctor found about an agent, every value in it
+// made safe to print (an agent writes its own settings), and notes its
+// problem.
+func (d *doctor) finding(f agent.Finding) {
+	fmt.Printf("      %s\n", f.Line.Render(printable))
+	if !f.Problem.IsZero() {
+		d.problem(f.Problem.Render(printable), f.Fix.Render(printable))
 	}
-	return strings.Join(names, ", ")
 }

@@ -5,25 +5,43 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/pasteref"
 	"github.com/pbwrap/pbwrap/store"
 )
 
 var hookCommand = &command{
 	name:    "hook",
-	usage:   "hook claude|codex|gemini|pi",
-	summary: "expand {{file:...}} references in an agent's edits, as its hook (claude, codex, gemini, pi)",
-	help: `pbwrap hook claude is a Claude Code PreToolUse hook. It reads the tool call
-Claude Code sends on standard input and, for Write (content), Edit
-(new_string), MultiEdit (edits[].new_string) and NotebookEdit (new_source),
-expands {{file:/abs/path:START:END}} references (see pbwrap help expand):
+	usage:   "hook " + strings.Join(hookedNames(), "|"),
+	summary: "expand {{file:...}} references in an agent's edits, as its hook (" + agent.Names(agent.Hooked(), "") + ")",
+	help:    hookHelp(),
+	run:     runHook,
+	globals: []string{"root"},
+	lenient: true,
+	words:   hookedNames,
+}
+
+// hookedNames are the agents pbwrap has a hook for.
+func hookedNames() []string {
+	var names []string
+	for _, a := range agent.Hooked() {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+const hookHelpHead = `pbwrap hook AGENT is the hook AGENT runs before each file edit. It reads the
+tool call the agent sends on standard input and, for the agent's editing
+tools (below), expands {{file:/abs/path:START:END}} references in the text
+they write (see pbwrap help expand):
 
 - no reference, or another tool: it prints nothing, and the call goes on
   unchanged;
-- references that all expand: it answers with the whole tool input,
-  expanded, and no permission decision, so Claude Code asks exactly as it
-  would have (an edit that would have asked the user still asks);
+- references that all expand: it answers with the tool input, expanded, and
+  the agent's own permissions decide as they would have (an edit that would
+  have asked the user still asks);
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
 
@@ -49,70 +67,44 @@ input over 16 MiB, more than 10000 references, more than 256 MiB read from
 files, or an answer over 64 MiB (the text escaped for JSON, where a control
 character takes 6 bytes) denies the call, with the reason.
 
-Install it in ~/.claude/settings.json (or the project's .claude/settings.json):
+pbwrap setup AGENT installs the hook, and what the agent needs to start
+without asking about it; by hand, it goes where each agent below says.
+`
 
-  {
-    "hooks": {
-      "PreToolUse": [
-        {
-          "matcher": "Write|Edit|MultiEdit|NotebookEdit",
-          "hooks": [{"type": "command", "command": "pbwrap hook claude", "timeout": 30}]
-        }
-      ]
-    }
-  }
-
-pbwrap hook codex does the same for Codex's apply_patch, whose patch writes a
-file's content as lines that start with "+": there a reference must be a
-whole added line, +{{file:/abs/path:START:END}}, and becomes one added line
-per line of the range. Codex takes a rewritten input only with
-permissionDecision "allow", which carries the rewrite and nothing else: the
-patch still goes through Codex's approval policy and sandbox. Install it in
-~/.codex/hooks.json (and trust it in Codex's /hooks):
-
-  {
-    "hooks": {
-      "PreToolUse": [
-        {
-          "matcher": "^apply_patch$",
-          "hooks": [{"type": "command", "command": "pbwrap hook codex", "timeout": 30}]
-        }
-      ]
-    }
-  }
-
-pbwrap hook gemini is a Gemini CLI BeforeTool hook for write_file (content)
-and replace (new_string). It answers with the whole tool input, expanded, as
-hookSpecificOutput.tool_input, since Gemini CLI builds the call anew from
-that object alone, and no decision, so Gemini CLI's policy asks as it would
-have; a bad reference denies the call ("decision": "deny") with the reason.
-Install it in ~/.gemini/settings.json (the timeout is in milliseconds):
-
-  {
-    "hooks": {
-      "BeforeTool": [
-        {
-          "matcher": "^(write_file|replace)$",
-          "hooks": [{"type": "command", "command": "pbwrap hook gemini", "timeout": 30000}]
-        }
-      ]
-    }
-  }
-
-pbwrap hook pi speaks the same protocol for Pi's write (content) and edit
-(edits[].newText), as the tool_call event of a small Pi extension that
-replaces the tool's input with the answer or blocks the call with the reason:
-pbwrap help agents pi-extension prints the extension, to save as
-~/.pi/agent/extensions/pbwrap.ts.
-
+const hookHelpTail = `
 Input it cannot read is refused with exit status 2, which blocks the call:
 letting it through could write an unexpanded reference into a file. A bad
 pbwrap setting (say PBWRAP_MIN_BYTES=abc) does not stop the hook, which would
 block every edit: the setting keeps its default here, and the wrapper and
-pbwrap doctor report it.`,
-	run:     runHook,
-	globals: []string{"root"},
-	lenient: true,
+pbwrap doctor report it.`
+
+// hookHelp is pbwrap hook --help: the rules, then each agent's hook as the
+// registry has it, with the snippet pbwrap setup installs.
+func hookHelp() string {
+	var b strings.Builder
+	b.WriteString(hookHelpHead)
+	for _, a := range agent.Hooked() {
+		h := a.Hook
+		tools := make([]string, len(h.Protocol.Tools))
+		for i, t := range h.Protocol.Tools {
+			tools[i] = t.String()
+		}
+		b.WriteString("\n")
+		writeText(&b, fmt.Sprintf("pbwrap hook %s is %s's %s hook, for %s. %s", a.Name, a.Title, h.Protocol.Event, andList(tools), h.About))
+		if h.Extension != nil {
+			b.WriteString("\n")
+			writeText(&b, fmt.Sprintf("Save the extension as %s.", h.Where))
+			continue
+		}
+		b.WriteString("\n")
+		writeText(&b, fmt.Sprintf("It goes in %s (the timeout is in %s):", h.Where, h.TimeoutUnit))
+		b.WriteString("\n")
+		for line := range strings.Lines(string(h.Snippet("pbwrap"))) {
+			b.WriteString("  " + line)
+		}
+	}
+	b.WriteString(hookHelpTail)
+	return b.String()
 }
 
 func runHook(c *command, cfg *config, args []string) error {
@@ -121,20 +113,11 @@ func runHook(c *command, cfg *config, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return c.usagef("want the agent: claude, codex, gemini or pi")
+		return c.usagef("want the agent: %s", agent.Names(agent.Hooked(), "or"))
 	}
-	var handle func([]byte, []string) ([]byte, error)
-	switch fs.Arg(0) {
-	case "claude":
-		handle = pasteref.ClaudeHook
-	case "codex":
-		handle = pasteref.CodexHook
-	case "gemini":
-		handle = pasteref.GeminiHook
-	case "pi":
-		handle = pasteref.PiHook
-	default:
-		return usagef("no hook for %q (there are hooks for claude, codex, gemini and pi)", fs.Arg(0))
+	a := agent.Find(fs.Arg(0))
+	if a == nil || a.Hook == nil {
+		return usagef("no hook for %q (there are hooks for %s)", fs.Arg(0), agent.Names(agent.Hooked(), "and"))
 	}
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
@@ -142,7 +125,7 @@ func runHook(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return hookRefused(err)
 	}
-	out, err := handle(in, hookDirs(cfg))
+	out, err := a.Hook.Protocol.Answer(in, hookDirs(cfg))
 	if err != nil {
 		return hookRefused(err)
 	}
@@ -169,8 +152,8 @@ func hookDirs(cfg *config) []string {
 }
 
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
-// which Claude Code, Codex and Gemini CLI show to the model (and pbwrap's
-// Pi extension gives Pi as the reason).
+// which the agents show to the model (and pbwrap's Pi extension gives Pi
+// as the reason).
 func hookRefused(err error) error {
 	fmt.Fprintf(os.Stderr, "pbwrap hook: %v\n", err)
 	return quietExit(2)

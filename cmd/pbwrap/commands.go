@@ -28,6 +28,9 @@ type command struct {
 	// setup, which need no setting they could get wrong. README.md's table
 	// of commands says which are (TestReadmeCommandTable).
 	lenient bool
+	// words are the words the command takes as its arguments, for
+	// completion; nil when they are none or not known in advance.
+	words func() []string
 }
 
 // commands are pbwrap's own verbs, in the order help lists them.

@@ -100,15 +100,15 @@ func newSettings() []*setting {
 				c.burst = m
 				return nil
 			}},
-		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions and fallbacks here", apply: applyLog},
+		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions, fallbacks and each saved paste (where, how big; never its text) here", apply: applyLog},
 		{flag: "debug", env: "PBWRAP_DEBUG", value: "0",
-			help:  "log per-paste sizes and paths too, never text (to the session's debug.log without --log)",
+			help:  "also log each paste's handling and the child's mode changes, never text (to the session's debug.log without --log)",
 			apply: boolean(func(c *config) *bool { return &c.debug })},
 		{flag: "ttl", env: "PBWRAP_TTL", arg: "DURATION", value: shortDuration(store.DefaultTTL),
 			help:  "remove a session this long after it ended, in the background a second after pbwrap starts and by pbwrap clean (never while it runs)",
 			apply: duration(func(c *config) *time.Duration { return &c.ttl })},
 		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
-			help:  "do not add what lets a known agent read the saved pastes (claude --settings with ROOT as a working directory, copilot --add-dir ROOT, gemini and qwen --include-directories ROOT, opencode's OPENCODE_CONFIG_CONTENT)",
+			help:  "do not add the flag or variable that lets a known agent read the saved pastes (pbwrap doctor says which, for each agent on PATH)",
 			apply: boolean(func(c *config) *bool { return &c.noAgentArgs })},
 		{flag: "allow-clipboard-read", env: "PBWRAP_ALLOW_CLIPBOARD_READ", value: "0",
 			help:  "let COMMAND read the terminal's clipboard (OSC 52 and 5522 reads are dropped otherwise: text a tool prints could make the terminal type the clipboard into the agent)",

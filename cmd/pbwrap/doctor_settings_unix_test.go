@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
@@ -146,7 +147,9 @@ func TestDoctorSettingsNotARegularFile(t *testing.T) {
 		{"named pipe", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "is not a regular file"},
 		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "is not a regular file"},
 		{"directory", func(p string) error { return os.Mkdir(p, 0o700) }, "is not a regular file"},
-		{"too large", func(p string) error { return os.WriteFile(p, bytes.Repeat([]byte(" "), maxSettingsBytes+1), 0o600) }, "is larger than"},
+		{"too large", func(p string) error {
+			return os.WriteFile(p, bytes.Repeat([]byte(" "), agent.MaxSettingsBytes+1), 0o600)
+		}, "is larger than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/capture"
 )
 
@@ -127,6 +128,21 @@ func writeItem(b *strings.Builder, name, text string, column int) {
 	}
 }
 
+// writeText writes text as a paragraph wrapped at helpWidth.
+func writeText(b *strings.Builder, text string) {
+	for _, l := range wrapText(text, helpWidth-2) {
+		b.WriteString(l + "\n")
+	}
+}
+
+// andList joins items as a sentence lists them: "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
 // wrapText breaks text into lines of at most width bytes, at spaces; a
 // word longer than width gets a line of its own.
 func wrapText(text string, width int) []string {
@@ -185,6 +201,8 @@ type helpTopic struct {
 	// error, so that "pbwrap help agents >> AGENTS.md" writes the text
 	// alone.
 	note string
+	// words are what may follow the topic's name (completion).
+	words func() []string
 }
 
 // helpTopics are the topics of pbwrap help, in the order help lists them.
@@ -192,31 +210,49 @@ var helpTopics = []helpTopic{
 	{
 		name: "agents", args: " [AGENT]",
 		summary: "print instructions for an agent's AGENTS.md or CLAUDE.md, for AGENT or for any",
-		text:    agentsText(nil),
-		note: "pbwrap help agents: for an agent pbwrap has a hook for (claude, codex, gemini, pi),\n" +
+		text:    agent.Instructions(nil),
+		note: "pbwrap help agents: for an agent pbwrap has a hook for (" + agent.Names(agent.Hooked(), "") + "),\n" +
 			"pbwrap help agents AGENT adds {{file:...}} references, which need the hook pbwrap setup AGENT installs\n",
+		words: agentHelpWords,
 	},
 }
 
+// agentHelpWords are what pbwrap help agents takes: the agents, and the
+// extensions pbwrap writes for agents that load their hook from one.
+func agentHelpWords() []string {
+	var words []string
+	for _, a := range agent.All() {
+		words = append(words, a.Name)
+	}
+	for _, a := range agent.Hooked() {
+		if a.Hook.Extension != nil {
+			words = append(words, a.Name+"-extension")
+		}
+	}
+	return words
+}
+
 // printAgentHelp prints the instructions for one agent, and on standard
-// error what the user has to do for them to hold. "pi-extension" prints
-// pbwrap's Pi extension.
+// error what the user has to do for them to hold. "AGENT-extension"
+// prints pbwrap's extension for an agent that loads its hook from one.
 func printAgentHelp(c *command, cfg *config, name string) error {
-	if name == "pi-extension" {
-		fmt.Print(piExtension)
-		return nil
+	if base, ok := strings.CutSuffix(name, "-extension"); ok {
+		if a := agent.Find(base); a != nil && a.Hook != nil && a.Hook.Extension != nil {
+			fmt.Print(a.Hook.Extension.Text)
+			return nil
+		}
 	}
-	a := findAgent(name)
-	if a == nil || a.name != name {
-		return usagef("no agent %q (pbwrap knows %s; pi-extension prints pbwrap's Pi extension)", name, agentNames())
+	a := agent.Find(name)
+	if a == nil {
+		return usagef("no agent %q (pbwrap knows %s; pi-extension prints pbwrap's Pi extension)", name, agent.Names(agent.All(), ""))
 	}
-	fmt.Print(withRefFormat(agentsText(a), cfg.refFormat))
-	if a.hook == "" {
-		fmt.Fprintf(os.Stderr, "pbwrap help agents %s: pbwrap has no hook for %s, so these instructions\nleave out {{file:...}} references\n", a.name, a.name)
+	fmt.Print(withRefFormat(agent.Instructions(a), cfg.refFormat))
+	if a.Hook == nil {
+		fmt.Fprintf(os.Stderr, "pbwrap help agents %s: pbwrap has no hook for %s, so these instructions\nleave out {{file:...}} references\n", a.Name, a.Name)
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "pbwrap help agents %s: the {{file:...}} references need pbwrap's hook:\n"+
-		"pbwrap setup %s installs it, after it shows the change and asks (pbwrap setup --print %s\nshows it without installing it)\n", a.name, a.name, a.name)
+		"pbwrap setup %s installs it, after it shows the change and asks (pbwrap setup --print %s\nshows it without installing it)\n", a.Name, a.Name, a.Name)
 	return nil
 }
 
@@ -231,171 +267,3 @@ func withRefFormat(text string, f capture.RefFormat) string {
 	ref = strings.NewReplacer("{path}", "PATH", "{bytes}", "BYTES", "{lines}", "LINES", "{sha256}", "SHA256", "{n}", "N").Replace(ref)
 	return strings.ReplaceAll(text, "[paste saved: PATH]", ref)
 }
-
-// agentsText is what pbwrap help agents prints for an agent's
-// instructions file (AGENTS.md, CLAUDE.md): how to read a paste, for every
-// agent, and, for an agent that has a pbwrap hook (a.hook), how to write
-// {{file:...}} references. For nil, the text for any agent. The README
-// shows each of its parts (TestReadmeHasAgentsText).
-func agentsText(a *agent) string {
-	return strings.Join(agentsParts(a), "")
-}
-
-// agentsParts are the parts agentsText(a) is made of.
-func agentsParts(a *agent) []string {
-	if a == nil || a.hook == "" {
-		return []string{agentsPasteHead, agentsPaste}
-	}
-	use := agentsRefUse
-	if a.name == "codex" {
-		use = agentsRefUseCodex
-	}
-	return []string{agentsBothHead, agentsPaste, agentsRefIntro, use, agentsRefRules}
-}
-
-// The parts of agentsText.
-const (
-	agentsPasteHead = `## Pasted files (pbwrap)
-
-The user runs you through pbwrap, which keeps large pastes out of this
-conversation.
-`
-	agentsBothHead = `## Pasted files and file references (pbwrap)
-
-The user runs you through pbwrap, which keeps large text out of this
-conversation in both directions.
-`
-	agentsPaste = `
-**[paste saved: PATH]** in a user message is something the user pasted: it
-was saved to PATH instead of being typed in. Treat it as part of the message
-and read the file with your file-reading tool, only as far as the task needs:
-check its size first (for example wc -l PATH), read the lines that matter or
-search it, and do not print it whole or ask the user to paste it again.
-`
-	agentsRefIntro = `
-**{{file:/absolute/path:START:END}}** stands for lines START to END (1-based,
-inclusive) of a file, exactly as they are, trailing newline included.
-`
-	agentsRefUse = `When a file write or edit would repeat more than a few lines that already
-exist in a file (moving or copying a block, or putting a pasted file into the
-repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
-instead of retyping the lines. It is expanded before the edit is applied.
-`
-	agentsRefUseCodex = `When an apply_patch would add more than a few lines that already exist in a
-file (moving or copying a block, or putting a pasted file into the
-repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
-instead of retyping the lines, as a whole added line of its own:
-+{{file:/absolute/path:START:END}}. It is expanded into one added line per
-line of the range before the patch is applied.
-`
-	agentsRefRules = `If it is wrong (a relative path, a missing file, a range outside the file)
-the edit is refused with the reason and nothing is written: check the path
-and the line numbers (wc -l) and try again. Write new text directly;
-references are for text that already exists. You have not seen the text a
-reference brought into a file: read the file before you edit it again, even
-when the tool says its content is current in your context. To write the
-literal characters {{file: in a file, put a backslash before them: \{{file:
-`
-)
-
-// How to install pbwrap's hook for each agent that has one: the note
-// pbwrap help agents AGENT writes to standard error.
-const (
-	claudeHookInstall = `Add it to ~/.claude/settings.json (pbwrap help hook says more):
-
-  {
-    "hooks": {
-      "PreToolUse": [
-        {
-          "matcher": "Write|Edit|MultiEdit|NotebookEdit",
-          "hooks": [{"type": "command", "command": "pbwrap hook claude", "timeout": 30}]
-        }
-      ]
-    }
-  }
-`
-	codexHookInstall = `Add it to ~/.codex/hooks.json, then trust it in Codex's /hooks
-(pbwrap help hook says more):
-
-  {
-    "hooks": {
-      "PreToolUse": [
-        {
-          "matcher": "^apply_patch$",
-          "hooks": [{"type": "command", "command": "pbwrap hook codex", "timeout": 30}]
-        }
-      ]
-    }
-  }
-`
-	geminiHookInstall = `Add it to ~/.gemini/settings.json (pbwrap help hook says more):
-
-  {
-    "hooks": {
-      "BeforeTool": [
-        {
-          "matcher": "^(write_file|replace)$",
-          "hooks": [{"type": "command", "command": "pbwrap hook gemini", "timeout": 30000}]
-        }
-      ]
-    }
-  }
-`
-	piHookInstall = `Pi runs it from an extension:
-
-  mkdir -p ~/.pi/agent/extensions
-  pbwrap help agents pi-extension > ~/.pi/agent/extensions/pbwrap.ts
-
-then /reload in Pi, or start it again.
-`
-)
-
-// piExtension is pbwrap's Pi extension: from Pi's tool_call event, which
-// may change a call's input in place or block the call, it runs pbwrap
-// hook pi on write and edit calls with a reference.
-const piExtension = `// pbwrap's Pi extension: expands {{file:/absolute/path:START:END}} references
-// in write and edit calls before they run, with "pbwrap hook pi". A reference
-// that does not expand blocks the call, with the reason, and nothing is
-// written. Save it as ~/.pi/agent/extensions/pbwrap.ts (pbwrap help agents
-// pi-extension prints it), then /reload in Pi.
-import { spawn } from "node:child_process";
-
-type Result = { code: number | null; stdout: string; stderr: string };
-
-// hook runs pbwrap hook pi with the call on its standard input.
-function hook(call: string, cwd: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn("pbwrap", ["hook", "pi"], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", (err: Error) => resolve({ code: -1, stdout, stderr: String(err) }));
-    child.on("close", (code: number | null) => resolve({ code, stdout, stderr }));
-    child.stdin.on("error", () => {});
-    child.stdin.end(call);
-  });
-}
-
-export default function (pi: any) {
-  pi.on("tool_call", async (event: any, ctx: any) => {
-    if (event.toolName !== "write" && event.toolName !== "edit") return;
-    if (!JSON.stringify(event.input).includes("{{file:")) return;
-    const call = { hook_event_name: "tool_call", tool_name: event.toolName, tool_input: event.input, cwd: ctx.cwd };
-    const r = await hook(JSON.stringify(call), ctx.cwd);
-    if (r.code !== 0) {
-      return { block: true, reason: r.stderr.trim() || "pbwrap hook pi failed (exit status " + r.code + ")" };
-    }
-    if (r.stdout.trim() === "") return;
-    const answer = JSON.parse(r.stdout);
-    if (answer.decision === "deny") return { block: true, reason: answer.reason };
-    const input = answer.hookSpecificOutput?.tool_input;
-    if (typeof input !== "object" || input === null) {
-      return { block: true, reason: "pbwrap hook pi gave no tool_input" };
-    }
-    // Pi runs the call with event.input: replace its members in place.
-    for (const key of Object.keys(event.input)) delete event.input[key];
-    Object.assign(event.input, input);
-  });
-}
-`

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
+	"github.com/pbwrap/pbwrap/agent"
 	"go/parser"
 	"go/token"
 	"os"
@@ -256,29 +257,18 @@ func TestReadmeHasAgentsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(readme, []byte(agentsText(findAgent("claude")))) {
+	if !bytes.Contains(readme, []byte(agent.Instructions(agent.Find("claude")))) {
 		t.Error("README.md does not contain the text pbwrap help agents claude prints")
 	}
-	for _, a := range append([]*agent{nil}, agentPointers()...) {
-		for _, part := range agentsParts(a) {
+	for _, a := range append([]*agent.Agent{nil}, agent.All()...) {
+		name := "(no agent)"
+		if a != nil {
+			name = a.Name
+		}
+		for _, part := range agent.InstructionParts(a) {
 			if !bytes.Contains(readme, []byte(part)) {
-				t.Errorf("README.md does not contain this part of pbwrap help agents %s:\n%s", agentName(a), part)
+				t.Errorf("README.md does not contain this part of pbwrap help agents %s:\n%s", name, part)
 			}
 		}
 	}
-}
-
-func agentPointers() []*agent {
-	var out []*agent
-	for i := range agents {
-		out = append(out, &agents[i])
-	}
-	return out
-}
-
-func agentName(a *agent) string {
-	if a == nil {
-		return "(no agent)"
-	}
-	return a.name
 }

@@ -6,10 +6,11 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/shellword"
 	"github.com/pbwrap/pbwrap/ptyproxy"
 	"github.com/pbwrap/pbwrap/store"
 	"golang.org/x/term"
@@ -52,7 +53,7 @@ func wrap(cfg *config, argv []string) error {
 	}
 	if !cfg.noAgentArgs && s.Root() != "" {
 		s.agent = argv
-		argv = agentArgs(argv, s.Root())
+		argv = agent.AddArgs(argv, s.Root())
 	}
 	logs.debugf("start: %s, session %s, root %s", argv, s.ID(), s.Root())
 	waitCleanup := startCleanup(s.Root(), cfg.ttl, logs)
@@ -289,7 +290,7 @@ func (s *sessionOpener) sayIfUnsaved(cfg *config, logf func(string, ...any)) err
 	}
 	doctor := "pbwrap doctor"
 	if printable(root) == root {
-		doctor = "pbwrap --root " + shellQuote(root) + " doctor"
+		doctor = "pbwrap --root " + shellword.Quote(root) + " doctor"
 	}
 	if cfg.requireStore {
 		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %s (%s tells more)", oneLine(s.argv0), oneLine(rootErr.Error()), doctor)
@@ -298,30 +299,15 @@ func (s *sessionOpener) sayIfUnsaved(cfg *config, logf func(string, ...any)) err
 	return nil
 }
 
-// shellQuote returns v as a shell word: as it is when that is safe, in
-// single quotes otherwise.
-func shellQuote(v string) string {
-	safe := v != ""
-	for _, r := range v {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r)) {
-			safe = false
-		}
-	}
-	if safe {
-		return v
-	}
-	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-}
-
 // childEnv is env with the session's variables set: PBWRAP_SESSION also
 // tells a nested pbwrap to step aside. A known agent that takes its read
-// permissions from the environment gets the root there too (agentEnv); a
+// permissions from the environment gets the root there too (agent.AddEnv); a
 // value of the user's that pbwrap cannot add to is left alone, and the log
 // says so.
 func (s *sessionOpener) childEnv(env []string, logf func(string, ...any)) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
-		if !hasKey(kv, "PBWRAP_SESSION") && !hasKey(kv, "PBWRAP_SESSION_DIR") {
+		if !agent.HasKey(kv, "PBWRAP_SESSION") && !agent.HasKey(kv, "PBWRAP_SESSION_DIR") {
 			out = append(out, kv)
 		}
 	}
@@ -335,15 +321,11 @@ func (s *sessionOpener) childEnv(env []string, logf func(string, ...any)) []stri
 	}
 	if s.agent != nil {
 		var err error
-		if out, err = agentEnv(s.agent, out, s.Root()); err != nil {
+		if out, err = agent.AddEnv(s.agent, out, s.Root()); err != nil {
 			logf("%v", err)
 		}
 	}
 	return out
-}
-
-func hasKey(kv, key string) bool {
-	return len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '='
 }
 
 // openLog opens the log file for appending (0600), or a logger that

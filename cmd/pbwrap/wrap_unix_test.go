@@ -21,6 +21,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/internal/shellword"
 )
 
 // Every byte the user types reaches the child, and every byte the child
@@ -153,7 +154,7 @@ func TestUnusableRootAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(file, "root")
-	hint := "(pbwrap --root " + shellQuote(root) + " doctor tells more)\r\n"
+	hint := "(pbwrap --root " + shellword.Quote(root) + " doctor tells more)\r\n"
 	for _, tc := range []struct {
 		name  string
 		flags []string

@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"encoding/json"
@@ -56,9 +56,9 @@ func TestAgentArgs(t *testing.T) {
 		{[]string{"bash"}, root, []string{"bash"}},
 		{[]string{"claude-wrapper"}, root, []string{"claude-wrapper"}},
 	} {
-		got := agentArgs(slices.Clone(tc.argv), tc.root)
+		got := AddArgs(slices.Clone(tc.argv), tc.root)
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("agentArgs(%q, %s) = %q, want %q", tc.argv, tc.root, got, tc.want)
+			t.Errorf("AddArgs(%q, %s) = %q, want %q", tc.argv, tc.root, got, tc.want)
 		}
 	}
 }
@@ -128,12 +128,12 @@ func TestAgentEnv(t *testing.T) {
 			[]string{"OPENCODE_CONFIG_CONTENT={bad", "HOME=/h"},
 			"opencode: left OPENCODE_CONFIG_CONTENT as it was, so opencode may ask before reading the saved pastes: its value is not a JSON object"},
 	} {
-		got, err := agentEnv(tc.argv, slices.Clone(tc.env), root)
+		got, err := AddEnv(tc.argv, slices.Clone(tc.env), root)
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("agentEnv(%q, %q) = %q, want %q", tc.argv, tc.env, got, tc.want)
+			t.Errorf("AddEnv(%q, %q) = %q, want %q", tc.argv, tc.env, got, tc.want)
 		}
 		if (err == nil) != (tc.err == "") || err != nil && !strings.HasPrefix(err.Error(), tc.err) {
-			t.Errorf("agentEnv(%q, %q): error %v, want %q", tc.argv, tc.env, err, tc.err)
+			t.Errorf("AddEnv(%q, %q): error %v, want %q", tc.argv, tc.env, err, tc.err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"os"
@@ -68,4 +68,15 @@ func TestReadGeminiTrust(t *testing.T) {
 			t.Errorf("%s: rules %v, want an error", bad, rules)
 		}
 	}
+}
+
+// realDir returns a new temporary directory with symlinks resolved: on
+// macOS t.TempDir is under /var, a symlink to /private/var.
+func realDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

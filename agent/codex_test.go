@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ const codexHooksJSON = `{
 `
 
 func TestCodexHash(t *testing.T) {
-	hooks, err := codexHooks([]byte(codexHooksJSON))
+	hooks, err := codexHandlers([]byte(codexHooksJSON))
 	if err != nil || len(hooks) != 1 {
 		t.Fatalf("codexHooks = %v, %v", hooks, err)
 	}
@@ -48,7 +48,7 @@ func TestCodexHash(t *testing.T) {
 func TestCodexTrustEdits(t *testing.T) {
 	const keyPath = "/h/.codex/hooks.json"
 	hooks := []byte(codexHooksJSON)
-	found, _ := codexHooks(hooks)
+	found, _ := codexHandlers(hooks)
 	hash := found[0].hash
 	record := "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"" + hash + "\"\n"
 	for _, tc := range []struct{ name, in, want string }{

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+)
+
+// E2E is how the end-to-end suite (package e2e, scripts/e2e-agents) starts
+// an agent offline: in a fresh HOME, with a dummy key, talking to a fake
+// model on 127.0.0.1, with no login, no network and no first-run dialog
+// but the questions it lists. What it holds is the documentation of those
+// offline settings too.
+type E2E struct {
+	// Env are variables the agent starts with; "{url}" in a value stands
+	// for the fake model's address.
+	Env map[string]string
+	// Files returns the files written below the fresh HOME before the
+	// agent starts, by their names there; nil for none.
+	Files func(E2EStart) map[string]string
+	// WriteArgs are the arguments that let the agent write files without
+	// asking, for the scenario where its hook expands a reference.
+	WriteArgs []string
+	// Ready is what the agent's screen shows once it takes input.
+	Ready string
+	// Prompts are texts of the agent's permission prompts: none may show
+	// while it reads a saved paste.
+	Prompts []string
+	// Questions are the agent's own first-start questions in a folder not
+	// trusted yet, and the keys that answer yes, as a user would.
+	Questions []Question
+}
+
+// An E2EStart is one start of an agent in the end-to-end suite.
+type E2EStart struct {
+	// URL is the fake model's address, "http://127.0.0.1:PORT".
+	URL string
+	// Work is the working directory; Trusted whether the agent is to
+	// trust it already.
+	Work    string
+	Trusted bool
+}
+
+// A Question is a question an agent asks at its first start, by a text
+// of it, and the keys (tmux send-keys names) that answer it yes.
+type Question struct {
+	Text string
+	Keys []string
+}
+
+// StartEnv is the E2E environment for a fake model at url.
+func (e *E2E) StartEnv(url string) map[string]string {
+	env := maps.Clone(e.Env)
+	for k, v := range env {
+		env[k] = strings.ReplaceAll(v, "{url}", url)
+	}
+	return env
+}
+
+// Dummy keys for the end-to-end suite: never sent anywhere but the fake
+// model.
+const (
+	AnthropicKey = "sk-ant-api03-pbwrap-e2e-dummy-key-0000000000000000000000AA"
+	OpenAIKey    = "sk-pbwrap-e2e-dummy"
+	GeminiKey    = "pbwrap-e2e-dummy"
+)
+
+// mustJSON is v as JSON laid out as the agents write their settings, for
+// the suite's settings files.
+func mustJSON(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err) // Maps of strings, booleans and maps: cannot fail.
+	}
+	return string(b)
+}

@@ -1,0 +1,212 @@
+package pasteref
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// A Protocol is an agent's hook wire format: the event its hook is called
+// on, the tools whose input the hook expands, and the form of the answer
+// that rewrites or denies the call. The call always comes as one JSON
+// object, {"hook_event_name", "tool_name", "tool_input", "cwd"}; Claude
+// Code, Codex, Gemini CLI and pbwrap's Pi extension all send those names.
+type Protocol struct {
+	// Event is the hook_event_name the hook answers ("PreToolUse"); a call
+	// that names no event is taken too, one that names another is let
+	// through.
+	Event string
+	// Reply is the form of the answer.
+	Reply Reply
+	// Tools are the tools whose input the hook expands; a call of any
+	// other is let through.
+	Tools []Tool
+}
+
+// Reply is the form of a hook's answer.
+type Reply int
+
+const (
+	// UpdatedInput answers {"hookSpecificOutput": {"hookEventName": EVENT,
+	// "updatedInput": INPUT}} with no permission decision, so that the
+	// agent's own permission flow decides as it would have; a denial is
+	// "permissionDecision": "deny" with the reason (Claude Code).
+	UpdatedInput Reply = iota
+	// AllowedInput is UpdatedInput with "permissionDecision": "allow",
+	// for an agent that takes a rewritten input only with it and lets the
+	// decision carry the rewrite and nothing else (Codex: the call still
+	// goes through its approval policy and sandbox).
+	AllowedInput
+	// ToolInput answers {"hookSpecificOutput": {"hookEventName": EVENT,
+	// "tool_input": INPUT}}, for an agent that builds the call anew from
+	// that object alone, and no decision; a denial is {"decision": "deny",
+	// "reason": ...} (Gemini CLI, pbwrap's Pi extension).
+	ToolInput
+)
+
+// A Tool is one of an agent's tools whose input writes text into files.
+type Tool struct {
+	// Name is the tool's name in the call ("Write").
+	Name string
+	// Fields are the string members of the input written into files.
+	Fields []string
+	// List and Item name a list member of objects whose string member
+	// Item is written into files (MultiEdit's edits[].new_string).
+	List, Item string
+	// Patch: Fields hold patches (Codex's apply_patch), where a reference
+	// must be a whole added line and becomes one added line per line of
+	// its range (ExpandPatch).
+	Patch bool
+}
+
+// String describes what of the tool's input the hook expands, as help
+// shows it: "Write (content)", "MultiEdit (edits[].new_string)".
+func (t Tool) String() string {
+	what := append([]string(nil), t.Fields...)
+	if t.List != "" {
+		what = append(what, t.List+"[]."+t.Item)
+	}
+	return t.Name + " (" + strings.Join(what, ", ") + ")"
+}
+
+// tool returns the tool called name, or nil.
+func (p *Protocol) tool(name string) *Tool {
+	for i := range p.Tools {
+		if p.Tools[i].Name == name {
+			return &p.Tools[i]
+		}
+	}
+	return nil
+}
+
+// Answer answers one call, given the JSON the agent writes to the hook's
+// standard input. For the protocol's tools it expands references in the
+// fields that write into files:
+//
+//   - no reference, or another tool or event: out is empty, and the call
+//     goes on unchanged;
+//   - every reference expands: out carries the whole tool input, expanded,
+//     in the protocol's Reply form. Members other than the expanded ones
+//     go back as they came (compacted, as encoding/json writes them), so
+//     that an agent that builds the call anew from the answer loses
+//     nothing; nothing is widened: the agent's permissions decide as
+//     they would have;
+//   - a reference fails: out denies the call, with the report as the
+//     reason, which the model sees.
+//
+// The fields of one call are one expansion: each file is read once for all
+// of them, and the limits (MaxRefs, MaxOutput, MaxRead) count them all.
+// MaxOutput counts the text as the answer carries it, escaped for JSON,
+// where a control character takes six bytes. An input over MaxHookInput is
+// denied (ErrHookInput) without being parsed. So the hook answers in about
+// a second at worst, whatever the files, far inside the agents' timeouts.
+//
+// The hook runs with all of the user's rights, outside the agent's
+// sandbox, so it reads files more strictly than Expand:
+//
+//   - only below the call's working directory (cwd) or one of dirs
+//     (ErrOutsideScope). Each of those directories is resolved once and
+//     opened; a reference may spell it as given, resolved, or through
+//     other symbolic links above it. "/" is never one of them, so a call
+//     from cwd "/" expands only files in dirs;
+//   - below it, each file is opened once, from the directory's descriptor,
+//     following no symbolic link at any step (ErrSymlink, even for a link
+//     that points inside), so that nothing renamed or linked in between a
+//     check and the open can lead the open elsewhere; ".." may not climb
+//     out. The opened file is then checked and read from that descriptor;
+//   - only a regular file (ErrNotRegular) and, below the working directory,
+//     one with a single hard link (ErrHardLink);
+//   - only text that is valid UTF-8 (ErrNotText).
+//
+// err is returned only for input that is not a call at all (not JSON, a
+// field that is not a string); the caller must then block the call rather
+// than let an unexpanded reference through.
+func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
+	if len(in) > MaxHookInput {
+		return p.deny(inputTooLarge())
+	}
+	var req hookInput
+	if err := json.Unmarshal(in, &req); err != nil {
+		return nil, fmt.Errorf("hook input: %w", err)
+	}
+	tool := p.tool(req.ToolName)
+	if req.HookEventName != "" && req.HookEventName != p.Event || tool == nil {
+		return nil, nil
+	}
+	input, fields, err := tool.input(req.ToolInput)
+	if err != nil {
+		return nil, fmt.Errorf("hook input: %w", err)
+	}
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	var perr *Error
+	switch err := expandFields(req.Cwd, dirs, fields); {
+	case errors.As(err, &perr):
+		return p.deny(perr)
+	case err != nil:
+		return nil, fmt.Errorf("hook input: %s: %w", req.ToolName, err)
+	}
+	return p.rewrite(input, len(in)+answerSize(fields))
+}
+
+// input parses the call's tool input and lists its fields that have
+// references.
+func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, nil, fmt.Errorf("tool_input of %s: %w", t.Name, err)
+	}
+	input := newObject(members)
+	fields, err := stringFields(input, t.Fields, t.Patch)
+	if err == nil && t.List != "" {
+		var more []field
+		more, err = listFields(input, t.List, t.Item)
+		fields = append(fields, more...)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	return input, fields, nil
+}
+
+// rewrite is the answer that replaces the tool input with input; size is
+// what the answer is expected to take.
+func (p *Protocol) rewrite(input *object, size int) ([]byte, error) {
+	b := make([]byte, 0, size+128)
+	b = append(b, `{"hookSpecificOutput":{"hookEventName":`...)
+	b = appendString(b, []byte(p.Event))
+	switch p.Reply {
+	case AllowedInput:
+		b = append(b, `,"permissionDecision":"allow","updatedInput":`...)
+	case UpdatedInput:
+		b = append(b, `,"updatedInput":`...)
+	default:
+		b = append(b, `,"tool_input":`...)
+	}
+	b, err := input.appendTo(b)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, "}}\n"...), nil
+}
+
+// deny answers with the call denied, the report of e as the reason.
+func (p *Protocol) deny(e *Error) ([]byte, error) {
+	reason := e.Report(hookAction)
+	if p.Reply == ToolInput {
+		return encode(struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}{"deny", reason})
+	}
+	type decision struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	return encode(struct {
+		HookSpecificOutput decision `json:"hookSpecificOutput"`
+	}{decision{p.Event, "deny", reason}})
+}

@@ -1,0 +1,29 @@
+package pasteref
+
+// The tests' protocols are shaped like the agents' (the registry in
+// package agent holds the real ones, and its tests run each through
+// Answer): one of each Reply, a list of objects, a patch.
+var (
+	claudeProto = Protocol{Event: "PreToolUse", Reply: UpdatedInput, Tools: []Tool{
+		{Name: "Write", Fields: []string{"content"}},
+		{Name: "Edit", Fields: []string{"new_string"}},
+		{Name: "MultiEdit", List: "edits", Item: "new_string"},
+		{Name: "NotebookEdit", Fields: []string{"new_source"}},
+	}}
+	codexProto = Protocol{Event: "PreToolUse", Reply: AllowedInput, Tools: []Tool{
+		{Name: "apply_patch", Fields: []string{"command"}, Patch: true},
+	}}
+	geminiProto = Protocol{Event: "BeforeTool", Reply: ToolInput, Tools: []Tool{
+		{Name: "write_file", Fields: []string{"content"}},
+		{Name: "replace", Fields: []string{"new_string"}},
+	}}
+	piProto = Protocol{Event: "tool_call", Reply: ToolInput, Tools: []Tool{
+		{Name: "write", Fields: []string{"content"}},
+		{Name: "edit", Fields: []string{"newText"}, List: "edits", Item: "newText"},
+	}}
+)
+
+func ClaudeHook(in []byte, dirs []string) ([]byte, error) { return claudeProto.Answer(in, dirs) }
+func CodexHook(in []byte, dirs []string) ([]byte, error)  { return codexProto.Answer(in, dirs) }
+func GeminiHook(in []byte, dirs []string) ([]byte, error) { return geminiProto.Answer(in, dirs) }
+func PiHook(in []byte, dirs []string) ([]byte, error)     { return piProto.Answer(in, dirs) }
