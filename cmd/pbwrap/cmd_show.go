@@ -17,7 +17,9 @@ var showCommand = &command{
 	name:    "show",
 	usage:   "show [last | SESSION[:N] | PATH]",
 	summary: "print a saved paste to standard output",
-	help: `last (the default) is the newest saved paste. SESSION is a session id, a
+	help: `last (the default) is the newest saved paste; run inside a pbwrap session
+(PBWRAP_SESSION set), the newest of that session, or, when it has saved
+none, the newest of all, with a note on standard error. SESSION is a session id, a
 unique start of one, or the 8 characters pbwrap list shows; alone it means the
 session's newest paste, SESSION:N its paste N. PATH is a paste file under the
 root. The text is printed exactly as saved, so it can be piped on:
@@ -44,6 +46,16 @@ func runShow(c *command, cfg *config, args []string) error {
 	pastes, sessions, err := loadPastes(root)
 	if err != nil {
 		return err
+	}
+	if which == "last" {
+		if own := os.Getenv("PBWRAP_SESSION"); own != "" && own != "none" {
+			if _, err := findPaste(root, own, pastes, sessions); err == nil {
+				which = own
+			} else if len(pastes) > 0 {
+				fmt.Fprintf(os.Stderr, "pbwrap show: this session (%s) has saved no paste: the newest of all, from session %s\n",
+					printable(shortID(own)), shortID(pastes[0].Session))
+			}
+		}
 	}
 	path, err := findPaste(root, which, pastes, sessions)
 	if err != nil {

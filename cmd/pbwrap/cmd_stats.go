@@ -18,13 +18,17 @@ var statsCommand = &command{
 	name:    "stats",
 	usage:   "stats [--json] [--since DURATION | DATE]",
 	summary: "count the pastes kept out of the agents' context, per agent and in total",
-	help: `A paste counts each time a reference went to the agent in its place, a reused
-file included. The tokens are an estimate: bytes divided by 4, the usual rule of
+	help: `It counts pastes, not sessions: each paste pbwrap handled, once, by what became
+of it. SAVED counts those whose reference went to the agent in their place (a
+reused file included), KEPT OUT their size; AS TEXT those that went in as
+text because they were small or repeated, FALLBACKS those that went in as
+text because saving failed. A session in which nothing was pasted counts
+nowhere. The tokens are an estimate: bytes divided by 4, the usual rule of
 thumb for English text and code with the tokenizers agents use (real counts
 vary with the text and the model: logs and minified code run higher, prose
-lower). Pastes that went in as text (small, repeated, or after a failure) are
-counted apart. A command that never had a paste saved (a shell, say) gets no
-row of its own; its pastes count in the total.
+lower). Each command that had at least one paste saved gets a row; the total
+counts every command's pastes, so the pastes a command without a row (a
+shell, say) put in as text count there alone.
 
 The counts go back to the first paste under the root: pbwrap keeps them per
 agent and day in ROOT/.counters.json, which pbwrap clean and the TTL leave
