@@ -124,10 +124,11 @@ func manPage(readme string) (string, error) {
 	return b.String(), nil
 }
 
-// writeConfigTable writes the settings as a table (tbl): flag,
-// environment variable and default.
+// writeConfigTable writes the settings, each its flag, environment
+// variable and default, as tagged paragraphs: a table's columns are too
+// narrow at 80 columns for a default that is a path.
 func writeConfigTable(b *strings.Builder, settings []*setting) {
-	b.WriteString(".SH CONFIGURATION\n.TS\nallbox tab(|);\nlb lb lb\nl l lx.\nflag|environment|default\n")
+	b.WriteString(".SH CONFIGURATION\nEach setting: its flag, its environment variable, its default.\n")
 	for _, s := range settings {
 		def := s.value
 		switch {
@@ -142,9 +143,8 @@ func writeConfigTable(b *strings.Builder, settings []*setting) {
 		if s.isSwitch() {
 			env += "=1"
 		}
-		fmt.Fprintf(b, "%s|%s|T{\n%s\nT}\n", roffEscape("--"+s.flag), env, roffEscape(def))
+		fmt.Fprintf(b, ".TP\n.B %s\n%s; default: %s\n", roffEscape("--"+s.flag), roffEscape(env), roffEscape(def))
 	}
-	b.WriteString(".TE\n")
 }
 
 func findSetting(settings []*setting, flag string) *setting {

@@ -62,15 +62,23 @@ func firstDifference(a, b string) string {
 }
 
 // TestManPageFormats has groff, where it is installed, read the man page
-// with every warning on: it must have nothing to say.
+// with every warning on, at its default width and at the widths of a
+// terminal of 80 columns and less (man sets the line length to the
+// terminal's width): it must have nothing to say.
 func TestManPageFormats(t *testing.T) {
 	if _, err := exec.LookPath("groff"); err != nil {
 		t.Skip("groff is not installed")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ptytest.Watchdog)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "groff", "-t", "-man", "-ww", "-z", manPath).CombinedOutput()
-	if err != nil || len(out) > 0 {
-		t.Errorf("groff -t -man -ww -z %s: %v\n%s", manPath, err, out)
+	for _, width := range []string{"", "-rLL=80n", "-rLL=78n", "-rLL=72n"} {
+		args := []string{"-t", "-man", "-ww", "-z", manPath}
+		if width != "" {
+			args = append([]string{width}, args...)
+		}
+		out, err := exec.CommandContext(ctx, "groff", args...).CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Errorf("groff %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 }
