@@ -128,7 +128,7 @@ func (term *terminal) readManifest() store.Manifest {
 // with a first write of two characters; with form feeds, backspaces and
 // colours in it. The manifest says it came unmarked.
 func TestBurstLargePaste(t *testing.T) {
-	plain := numberedLines(600, "pasted")
+	plain := ptytest.Lines(600, "pasted")
 	var controls, colours strings.Builder
 	for i := range 600 {
 		fmt.Fprintf(&controls, "line %d\f with a backspace\x08 and a tab\t\r", i)
@@ -286,7 +286,7 @@ func TestBurstTypingAsTyped(t *testing.T) {
 // first byte, a large one included; one that answers nothing gets the
 // looking, from AnswerWait on.
 func TestBurstTerminalAnswers(t *testing.T) {
-	body := numberedLines(300, "raw")
+	body := ptytest.Lines(300, "raw")
 	t.Run("marks", func(t *testing.T) {
 		term := startCaptureAnswering(t, true, ptytest.AnswerMarks)
 		term.Type([]byte("x"), 0)

@@ -111,14 +111,6 @@ func modeName(on bool) string {
 	return "child without bracketed paste"
 }
 
-func numberedLines(n int, prefix string) string {
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, "%s line %d\r", prefix, i)
-	}
-	return b.String()
-}
-
 // A small paste reaches the child byte for byte, wrapped in markers only
 // when the child asked for them.
 func TestSmallPasteExact(t *testing.T) {
@@ -148,7 +140,7 @@ func TestLargePasteSaved(t *testing.T) {
 	for _, bp := range []bool{false, true} {
 		t.Run(modeName(bp), func(t *testing.T) {
 			term := startCapture(t, bp)
-			body := numberedLines(600, "pasted")
+			body := ptytest.Lines(600, "pasted")
 			term.Type([]byte("a"), 0)
 			term.paste(body, 4096)
 			term.Type([]byte("!"), 0)
@@ -327,7 +319,7 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 				t.Fatal(err)
 			}
 			term := startCapture(t, bp, "PBWRAP_ROOT="+filepath.Join(file, "root"))
-			body := numberedLines(300, "kept")
+			body := ptytest.Lines(300, "kept")
 			term.paste(body, 1000)
 			term.Type([]byte("!"), 0)
 			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
@@ -373,7 +365,7 @@ func TestUnsafeRootRefused(t *testing.T) {
 			root := filepath.Join(dir, "root")
 			tc.make(t, root)
 			term := startCapture(t, false, "PBWRAP_ROOT="+root)
-			body := numberedLines(300, "kept")
+			body := ptytest.Lines(300, "kept")
 			term.paste(body, 0)
 			term.Type([]byte("!"), 0)
 			if got := term.waitInputHas("!"); got != body+"!" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/pastecheck"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/store"
 )
@@ -229,6 +230,24 @@ func (s *setting) shownDefault() string {
 		return "none"
 	}
 	return s.def
+}
+
+// checkPaste runs the paste check at the terminal and reports it.
+func (d *doctor) checkPaste(cfg *config) {
+	fmt.Println("paste:")
+	s, err := pastecheck.AtTerminal(cfg.burst)
+	if err != nil {
+		fmt.Printf("  not checked: %v\n", err)
+		d.problem(fmt.Sprintf("the paste check needs the terminal: %v", err), "run pbwrap doctor --paste in the terminal you paste in")
+		return
+	}
+	r := pastecheck.Describe(s)
+	for _, line := range r.Lines {
+		fmt.Printf("  %s\n", line)
+	}
+	if r.Problem != "" {
+		d.problem(r.Problem, r.Fix)
+	}
 }
 
 func (d *doctor) checkAgents(cfg *config, root string) {

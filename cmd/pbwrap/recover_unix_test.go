@@ -60,12 +60,12 @@ func TestStoreRecoversEndToEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			term := startCapture(t, false)
-			first := term.pasteSaved("#1#", numberedLines(300, "first"))
+			first := term.pasteSaved("#1#", ptytest.Lines(300, "first"))
 			sessDir := filepath.Dir(first)
 			if err := os.RemoveAll(tc.remove(term, sessDir)); err != nil {
 				t.Fatal(err)
 			}
-			second := term.pasteSaved("#2#", numberedLines(300, "second"))
+			second := term.pasteSaved("#2#", ptytest.Lines(300, "second"))
 			if want := filepath.Join(sessDir, "paste-1.txt"); second != want {
 				t.Errorf("after the %s the paste was saved to %s, want %s: the same session, made again", tc.name, second, want)
 			}
@@ -90,7 +90,7 @@ func TestStoreRecoversEndToEnd(t *testing.T) {
 // fix pbwrap saved the paste through it.
 func TestSymlinkedRootRefusedEndToEnd(t *testing.T) {
 	term := startCapture(t, true)
-	first := term.pasteSaved("#1#", numberedLines(300, "first"))
+	first := term.pasteSaved("#1#", ptytest.Lines(300, "first"))
 	moved := term.root() + ".moved"
 	if err := os.Rename(term.root(), moved); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestSymlinkedRootRefusedEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := listTree(t, moved)
-	body := numberedLines(400, "second")
+	body := ptytest.Lines(400, "second")
 	term.Type([]byte("<"), 0)
 	term.paste(body, 4096)
 	term.Type([]byte(">"), 0)

@@ -156,7 +156,7 @@ func TestPasteSurvivesStoppedPbwrap(t *testing.T) {
 	for _, storeFails := range []bool{false, true} {
 		t.Run(storeName(storeFails), func(t *testing.T) {
 			term := startStalled(t, storeFails, "record")
-			body := numberedLines(40000, "stopped")
+			body := ptytest.Lines(40000, "stopped")
 			parts := splitIn(body, 4)
 			term.Type([]byte("a"+pasteStart+parts[0]), 0)
 			term.stopWrapperFor(testStall, parts[1])
@@ -177,7 +177,7 @@ func TestPasteSurvivesStoppedPbwrap(t *testing.T) {
 // cannot stall it.)
 func TestPasteSurvivesPausedChild(t *testing.T) {
 	term := startStalled(t, true, "record-hold:1")
-	body := numberedLines(40000, "paused")
+	body := ptytest.Lines(40000, "paused")
 	term.Type([]byte("a"), 0)
 	term.WaitReport("holding")
 	term.Type([]byte(pasteStart), 0)
@@ -224,7 +224,7 @@ func TestPasteRestAfterSilence(t *testing.T) {
 			term := startSilenced(t, filepath.Join(realDir(t), "root"), steps...)
 			term.Type([]byte(pasteStart+"first part\r"), 0)
 			term.waitInputHas("first part\r")
-			rest := numberedLines(300, "rest")
+			rest := ptytest.Lines(300, "rest")
 			term.Type([]byte(rest+pasteEnd+"!"), 0)
 			got := term.waitInputHas("!")
 			ref := "[paste saved: " + filepath.Join(term.sessionDir(), "paste-1.txt") + "]"
@@ -328,7 +328,7 @@ func TestChildEndsMidPaste(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			term, logFile := startDying(t)
-			body := numberedLines(20000, "pasted")
+			body := ptytest.Lines(20000, "pasted")
 			half := len(body) / 2
 			term.Type([]byte(pasteStart+body[:half]), 0)
 			tc.end(term)
@@ -347,7 +347,7 @@ func TestChildEndsMidPaste(t *testing.T) {
 // no longer than the silence: what came is saved.
 func TestChildEndsMidPasteWithoutEnd(t *testing.T) {
 	term, _ := startDying(t)
-	body := numberedLines(2000, "cut")
+	body := ptytest.Lines(2000, "cut")
 	term.Type([]byte(pasteStart+body), 0)
 	term.WaitFor("pbwrap to read the paste", func() bool {
 		temps, _ := filepath.Glob(filepath.Join(term.sessionDir(), ".tmp-*"))
@@ -375,7 +375,7 @@ var _ ptyproxy.Unfinished = (*capture.Input)(nil)
 // behind, and nothing reaches the shell.
 func TestSignalWhileReadingOrphanPaste(t *testing.T) {
 	term, logFile := startDying(t)
-	body := numberedLines(2000, "signalled")
+	body := ptytest.Lines(2000, "signalled")
 	term.Type([]byte(pasteStart+body), 0)
 	if err := syscall.Kill(term.ChildPid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -396,7 +396,7 @@ func TestSignalWhileReadingOrphanPaste(t *testing.T) {
 // issue 10; the test guards it.)
 func TestTerminalClosedMidPaste(t *testing.T) {
 	term, _ := startDying(t)
-	body := numberedLines(20000, "hung up")
+	body := ptytest.Lines(20000, "hung up")
 	written := term.TypeAsync([]byte(pasteStart + body))
 	term.WaitFor("pbwrap to save the paste", func() bool {
 		temps, _ := filepath.Glob(filepath.Join(term.sessionDir(), ".tmp-*"))

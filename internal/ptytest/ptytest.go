@@ -108,3 +108,13 @@ func Tail(b []byte, n int) []byte {
 	}
 	return b
 }
+
+// Lines returns n numbered lines as a terminal sends them when they are
+// pasted or typed, each ended by CR: "PREFIX line 0\rPREFIX line 1\r...".
+func Lines(n int, prefix string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s line %d\r", prefix, i)
+	}
+	return b.String()
+}

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || linux
 
-package main
+package pastecheck
 
 import (
 	"fmt"
@@ -17,8 +17,10 @@ import (
 // paste comes in the same reads as it would to pbwrap.
 const pasteReadSize = 32 << 10
 
-// pasteAtTerminal runs the paste check on the controlling terminal.
-func pasteAtTerminal(mode capture.BurstMode) (*pasteSample, error) {
+// AtTerminal runs the paste check on the controlling terminal: it asks for
+// a paste and measures what comes, with the burst detector in mode, for
+// at most a minute. The terminal is left as it was.
+func AtTerminal(mode capture.BurstMode) (*Sample, error) {
 	tty, err := ptyio.ControllingTTY()
 	if err != nil {
 		return nil, err
@@ -45,7 +47,7 @@ type pasteCheck struct {
 // it marks the paste. The terminal's settings are restored, and
 // bracketed paste turned off, on every return; input that comes after the
 // read that ended the paste is left for the shell.
-func (c pasteCheck) run(tty *os.File, mode capture.BurstMode) (s *pasteSample, err error) {
+func (c pasteCheck) run(tty *os.File, mode capture.BurstMode) (s *Sample, err error) {
 	saved, err := ptyio.GetTermios(tty)
 	if err != nil {
 		return nil, fmt.Errorf("read terminal settings: %w", err)
@@ -62,7 +64,7 @@ func (c pasteCheck) run(tty *os.File, mode capture.BurstMode) (s *pasteSample, e
 	if err := ptyio.SetTermios(tty, pasteMode(saved)); err != nil {
 		return nil, fmt.Errorf("set terminal to raw mode: %w", err)
 	}
-	if _, err := fmt.Fprintf(tty, bracketedPasteOn+pastePrompt, shortDuration(c.wait)); err != nil {
+	if _, err := fmt.Fprintf(tty, bracketedPasteOn+pastePrompt, waitText(c.wait)); err != nil {
 		return nil, fmt.Errorf("write the question: %w", err)
 	}
 	probe := newPasteProbe(mode)

@@ -1,4 +1,10 @@
-package main
+// Package pastecheck is pbwrap doctor --paste: the user pastes at the
+// terminal, and the check says how the paste came (bracketed or not, in
+// what reads, with what pauses) and whether pbwrap would catch it. The
+// terminal is read on the systems pbwrap runs on (terminal_unix.go); what
+// was read is looked at with the same parser and burst detector that
+// pbwrap runs.
+package pastecheck
 
 import (
 	"fmt"
@@ -8,12 +14,6 @@ import (
 	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/capture"
 )
-
-// pbwrap doctor --paste: the user pastes at the terminal, and doctor says
-// how the paste came (bracketed or not, in what reads, with what pauses)
-// and whether pbwrap would catch it. The terminal is read on Unix
-// (doctor_paste_unix.go); what was read is looked at here, with the same
-// parser and burst detector that pbwrap runs.
 
 // The paste check's timing.
 const (
@@ -52,8 +52,8 @@ type pasteRead struct {
 	n  int
 }
 
-// A pasteSample is what the check saw of the paste. It keeps no text.
-type pasteSample struct {
+// A Sample is what the check saw of the paste. It keeps no text.
+type Sample struct {
 	reads     []pasteRead
 	bytes     int64 // without the markers
 	lines     int64 // CR, LF and CRLF each end one; text after the last is one more
@@ -69,7 +69,7 @@ type pasteSample struct {
 // unless the mode is off, bracketed.Burst, as capture.Input does, with the
 // times of the reads, and counts what they make of it.
 type pasteProbe struct {
-	s        pasteSample
+	s        Sample
 	parser   *bracketed.Parser
 	burst    *bracketed.Burst
 	first    time.Time
@@ -80,7 +80,7 @@ type pasteProbe struct {
 }
 
 func newPasteProbe(mode capture.BurstMode) *pasteProbe {
-	p := &pasteProbe{s: pasteSample{burstMode: mode}}
+	p := &pasteProbe{s: Sample{burstMode: mode}}
 	p.parser = bracketed.NewParser(probeParser{p})
 	if mode != capture.BurstOff {
 		// Small thresholds: the check asks for a few lines, and says whether
@@ -105,7 +105,7 @@ func (p *pasteProbe) feed(b []byte, at time.Time) {
 }
 
 // finish ends the input and returns the sample.
-func (p *pasteProbe) finish() *pasteSample {
+func (p *pasteProbe) finish() *Sample {
 	p.flushUntil(time.Time{})
 	p.parser.Close()
 	if p.burst != nil {
@@ -198,11 +198,14 @@ func (e probeBursts) PasteData(b []byte) {
 func (e probeBursts) PasteEnd() {}
 func (e probeBursts) StrayEnd() {}
 
-// A pasteReport is what doctor says of a sample: lines to print, and the
+// A Report is what doctor says of a sample: lines to print, and the
 // problem with its fix, if there is one.
-type pasteReport struct {
-	lines        []string
-	problem, fix string
+type Report struct {
+	// Lines are what doctor prints, one a line.
+	Lines []string
+	// Problem is what stops pbwrap from catching the user's pastes, ""
+	// when nothing; Fix what to do about it.
+	Problem, Fix string
 }
 
 // The fixes doctor --paste gives.
@@ -211,25 +214,26 @@ const (
 	fixTermNow = "use a terminal that brackets pastes (xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal, VS Code do); inside tmux, paste with prefix ] or paste-buffer -p"
 )
 
-// describePaste says what the sample shows.
-func describePaste(s *pasteSample) pasteReport {
+// Describe says what the sample shows: how the paste came, whether
+// pbwrap catches it, and what to do when it does not.
+func Describe(s *Sample) Report {
 	switch {
 	case s.cancelled:
-		return pasteReport{lines: []string{"skipped (Ctrl-C)"}, problem: "no paste was checked", fix: fixAgain}
+		return Report{Lines: []string{"skipped (Ctrl-C)"}, Problem: "no paste was checked", Fix: fixAgain}
 	case len(s.reads) == 0:
-		return pasteReport{lines: []string{"nothing was pasted within " + shortDuration(pasteWait)}, problem: "no paste was checked", fix: fixAgain}
+		return Report{Lines: []string{"nothing was pasted within " + waitText(pasteWait)}, Problem: "no paste was checked", Fix: fixAgain}
 	}
-	r := pasteReport{lines: []string{
+	r := Report{Lines: []string{
 		fmt.Sprintf("received %d bytes, %d lines, %s", s.bytes, s.lines, describeReads(s.reads)),
 	}}
 	switch {
 	case s.bracketed && s.ended:
-		r.lines = append(r.lines, "bracketed: yes: the terminal marks its pastes, so pbwrap sees each one whole")
+		r.Lines = append(r.Lines, "bracketed: yes: the terminal marks its pastes, so pbwrap sees each one whole")
 	case s.bracketed:
-		r.lines = append(r.lines, "bracketed: the terminal sent a paste's start marker, but not its end marker")
-		r.problem, r.fix = "the terminal began a bracketed paste and never ended it: pbwrap ends such a paste after --paste-timeout", fixTermNow
+		r.Lines = append(r.Lines, "bracketed: the terminal sent a paste's start marker, but not its end marker")
+		r.Problem, r.Fix = "the terminal began a bracketed paste and never ended it: pbwrap ends such a paste after --paste-timeout", fixTermNow
 	default:
-		r.lines = append(r.lines, "bracketed: no: the terminal sends a paste as if it were typed; pbwrap can tell it only by its speed (--burst)")
+		r.Lines = append(r.Lines, "bracketed: no: the terminal sends a paste as if it were typed; pbwrap can tell it only by its speed (--burst)")
 		r.describeBursts(s)
 	}
 	return r
@@ -255,27 +259,36 @@ func describeReads(reads []pasteRead) string {
 
 // describeBursts says what the burst detector made of an unbracketed
 // paste.
-func (r *pasteReport) describeBursts(s *pasteSample) {
+func (r *Report) describeBursts(s *Sample) {
 	switch {
 	case s.burstMode == capture.BurstOff:
-		r.lines = append(r.lines, "bursts: not looked for (--burst off): every paste goes in as text")
-		r.problem, r.fix = "the terminal does not bracket pastes and --burst is off, so large pastes go in as text",
+		r.Lines = append(r.Lines, "bursts: not looked for (--burst off): every paste goes in as text")
+		r.Problem, r.Fix = "the terminal does not bracket pastes and --burst is off, so large pastes go in as text",
 			"drop --burst off (or PBWRAP_BURST=off), or "+fixTermNow
 	case len(s.bursts) == 1:
 		line := fmt.Sprintf("bursts (--burst %v): caught, as one paste of %d bytes: one this fast saved when it is large", s.burstMode, s.bursts[0])
 		if s.typed > 0 {
 			line += fmt.Sprintf(" (%d bytes before it came as typed)", s.typed)
 		}
-		r.lines = append(r.lines, line)
+		r.Lines = append(r.Lines, line)
 	case len(s.bursts) > 1:
-		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): split into %d pastes: the terminal paused longer than pbwrap waits within a paste (%v, %v once it is large)",
+		r.Lines = append(r.Lines, fmt.Sprintf("bursts (--burst %v): split into %d pastes: the terminal paused longer than pbwrap waits within a paste (%v, %v once it is large)",
 			s.burstMode, len(s.bursts), bracketed.BurstHold, bracketed.BurstGap))
-		r.problem = "this terminal pauses within a paste for longer than pbwrap waits, so pbwrap may split a large paste, and type its head"
-		r.fix = fixTermNow
+		r.Problem = "this terminal pauses within a paste for longer than pbwrap waits, so pbwrap may split a large paste, and type its head"
+		r.Fix = fixTermNow
 	default:
-		r.lines = append(r.lines, fmt.Sprintf("bursts (--burst %v): none: it came a few characters at a time, as typing does", s.burstMode))
-		r.problem, r.fix = "pbwrap cannot tell this terminal's pastes from typing", fixTermNow
+		r.Lines = append(r.Lines, fmt.Sprintf("bursts (--burst %v): none: it came a few characters at a time, as typing does", s.burstMode))
+		r.Problem, r.Fix = "pbwrap cannot tell this terminal's pastes from typing", fixTermNow
 	}
+}
+
+// waitText writes a wait as people read it: "1m" for a whole number of
+// minutes, else to the second ("45s").
+func waitText(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.Round(time.Second).String()
 }
 
 // roundDuration rounds d for a person: to 0.1 ms under a second.
@@ -284,22 +297,4 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(100 * time.Microsecond)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// checkPaste runs the paste check at the terminal and reports it.
-func (d *doctor) checkPaste(cfg *config) {
-	fmt.Println("paste:")
-	s, err := pasteAtTerminal(cfg.burst)
-	if err != nil {
-		fmt.Printf("  not checked: %v\n", err)
-		d.problem(fmt.Sprintf("the paste check needs the terminal: %v", err), "run pbwrap doctor --paste in the terminal you paste in")
-		return
-	}
-	r := describePaste(s)
-	for _, line := range r.lines {
-		fmt.Printf("  %s\n", line)
-	}
-	if r.problem != "" {
-		d.problem(r.problem, r.fix)
-	}
 }

@@ -1,6 +1,6 @@
 //go:build !darwin && !freebsd && !linux
 
-package main
+package pastecheck
 
 import (
 	"errors"
@@ -11,4 +11,6 @@ import (
 // errNoTerminalSupport says why doctor cannot check pastes here.
 var errNoTerminalSupport = errors.New("not supported on this system")
 
-func pasteAtTerminal(capture.BurstMode) (*pasteSample, error) { return nil, errNoTerminalSupport }
+// AtTerminal cannot run the check here: pbwrap reads terminals on Linux,
+// macOS and FreeBSD only.
+func AtTerminal(capture.BurstMode) (*Sample, error) { return nil, errNoTerminalSupport }

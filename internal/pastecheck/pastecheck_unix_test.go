@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || linux
 
-package main
+package pastecheck
 
 import (
 	"bytes"
@@ -22,6 +22,12 @@ import (
 // pauses of the terminals played here, short enough not to slow them.
 const pasteQuietTest = 300 * time.Millisecond
 
+// A paste's markers, as a terminal sends them.
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
 // TestPasteCheck plays the terminal on the master side of a PTY while
 // pbwrap doctor --paste's check runs on its slave side, opened as doctor
 // opens /dev/tty: the terminal answers the question with a paste,
@@ -30,13 +36,13 @@ const pasteQuietTest = 300 * time.Millisecond
 // would make of it, and leaves the terminal as it was: its settings, and
 // nothing unread.
 func TestPasteCheck(t *testing.T) {
-	body := numberedLines(600, "pasted")
+	body := ptytest.Lines(600, "pasted")
 	for _, tc := range []struct {
 		name    string
 		mode    capture.BurstMode
 		wait    time.Duration
 		play    func(master *os.File)
-		check   func(t *testing.T, s *pasteSample)
+		check   func(t *testing.T, s *Sample)
 		problem string // in the report's problem; "" for none
 		paused  string // the problem instead, when the reads paused longer than a burst waits
 	}{
@@ -44,7 +50,7 @@ func TestPasteCheck(t *testing.T) {
 			name: "bracketed",
 			mode: capture.BurstAuto,
 			play: writeAll(pasteStart + body + pasteEnd),
-			check: func(t *testing.T, s *pasteSample) {
+			check: func(t *testing.T, s *Sample) {
 				if !s.bracketed || !s.ended || s.bytes != int64(len(body)) || s.lines != 600 || len(s.bursts) != 0 {
 					t.Errorf("sample %+v, want a bracketed paste of %d bytes, 600 lines", summary(s), len(body))
 				}
@@ -54,7 +60,7 @@ func TestPasteCheck(t *testing.T) {
 			name: "without markers, at once",
 			mode: capture.BurstAuto,
 			play: writeAll(body),
-			check: func(t *testing.T, s *pasteSample) {
+			check: func(t *testing.T, s *Sample) {
 				if s.bracketed || len(s.bursts) != 1 || s.bursts[0] != int64(len(body)) || s.typed != 0 {
 					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
 				}
@@ -65,7 +71,7 @@ func TestPasteCheck(t *testing.T) {
 			mode:   capture.BurstAuto,
 			paused: "pauses within a paste",
 			play:   func(master *os.File) { writeChunks(master, body, 50, 5*time.Millisecond) },
-			check: func(t *testing.T, s *pasteSample) {
+			check: func(t *testing.T, s *Sample) {
 				if len(s.reads) < 2 || s.bytes != int64(len(body)) {
 					t.Errorf("sample %+v, want %d bytes in several reads", summary(s), len(body))
 				}
@@ -89,7 +95,7 @@ func TestPasteCheck(t *testing.T) {
 					_, _ = master.WriteString(key)
 				}
 			},
-			check: func(t *testing.T, s *pasteSample) {
+			check: func(t *testing.T, s *Sample) {
 				if s.bracketed || len(s.bursts) != 0 || s.typed != 2 {
 					t.Errorf("sample %+v, want 2 bytes typed, no burst", summary(s))
 				}
@@ -100,7 +106,7 @@ func TestPasteCheck(t *testing.T) {
 			name:    "without markers, --burst off",
 			mode:    capture.BurstOff,
 			play:    writeAll(body),
-			check:   func(*testing.T, *pasteSample) {},
+			check:   func(*testing.T, *Sample) {},
 			problem: "--burst is off",
 		},
 		{
@@ -108,14 +114,14 @@ func TestPasteCheck(t *testing.T) {
 			mode:    capture.BurstAuto,
 			wait:    200 * time.Millisecond,
 			play:    func(*os.File) {},
-			check:   func(*testing.T, *pasteSample) {},
+			check:   func(*testing.T, *Sample) {},
 			problem: "no paste was checked",
 		},
 		{
 			name:    "Ctrl-C",
 			mode:    capture.BurstAuto,
 			play:    writeAll("\x03"),
-			check:   func(*testing.T, *pasteSample) {},
+			check:   func(*testing.T, *Sample) {},
 			problem: "no paste was checked",
 		},
 	} {
@@ -143,8 +149,8 @@ func TestPasteCheck(t *testing.T) {
 				// burst waits (a loaded machine): the split is reported.
 				problem = tc.paused
 			}
-			if r := describePaste(s); !strings.Contains(r.problem, problem) || (problem == "") != (r.problem == "") {
-				t.Errorf("report %q, problem %q; want a problem with %q", r.lines, r.problem, tc.problem)
+			if r := Describe(s); !strings.Contains(r.Problem, problem) || (problem == "") != (r.Problem == "") {
+				t.Errorf("report %q, problem %q; want a problem with %q", r.Lines, r.Problem, tc.problem)
 			}
 			if shown := readMaster(t, master, bracketedPasteOff); !strings.HasSuffix(shown, bracketedPasteOff) {
 				t.Errorf("the terminal was shown %q at the end, want bracketed paste off", shown)
@@ -164,36 +170,36 @@ func TestDescribePaste(t *testing.T) {
 	reads := []pasteRead{{0, 4095}, {100 * time.Microsecond, 4095}, {300 * time.Microsecond, 1000}}
 	for _, tc := range []struct {
 		name    string
-		s       pasteSample
+		s       Sample
 		says    []string
 		problem string
 	}{
-		{"bracketed", pasteSample{reads: reads, bytes: 9180, lines: 300, bracketed: true, ended: true, burstMode: capture.BurstAuto},
+		{"bracketed", Sample{reads: reads, bytes: 9180, lines: 300, bracketed: true, ended: true, burstMode: capture.BurstAuto},
 			[]string{"received 9180 bytes, 300 lines, in 3 reads over 300µs, of 1000 to 4095 bytes (median 4095), the longest pause between reads 200µs", "bracketed: yes"}, ""},
-		{"one burst", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{9180}},
+		{"one burst", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{9180}},
 			[]string{"bracketed: no", "bursts (--burst auto): caught, as one paste of 9180 bytes"}, ""},
-		{"one burst after typing", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstOn, bursts: []int64{9178}, typed: 2},
+		{"one burst after typing", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstOn, bursts: []int64{9178}, typed: 2},
 			[]string{"bursts (--burst on): caught, as one paste of 9178 bytes: one this fast saved when it is large (2 bytes before it came as typed)"}, ""},
-		{"split", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{4095, 5085}},
+		{"split", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{4095, 5085}},
 			[]string{"split into 2 pastes: the terminal paused longer than pbwrap waits within a paste (" + bracketed.BurstHold.String() + ", " + bracketed.BurstGap.String() + " once it is large)"}, "may split a large paste"},
-		{"typing", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, typed: 9180},
+		{"typing", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, typed: 9180},
 			[]string{"bursts (--burst auto): none"}, "cannot tell"},
-		{"off", pasteSample{reads: reads, bytes: 9180, burstMode: capture.BurstOff, typed: 9180},
+		{"off", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstOff, typed: 9180},
 			[]string{"not looked for (--burst off)"}, "--burst is off"},
-		{"no end marker", pasteSample{reads: reads[:1], bytes: 4089, bracketed: true, burstMode: capture.BurstAuto},
+		{"no end marker", Sample{reads: reads[:1], bytes: 4089, bracketed: true, burstMode: capture.BurstAuto},
 			[]string{"in one read", "not its end marker"}, "never ended it"},
-		{"nothing", pasteSample{}, []string{"nothing was pasted within 1m"}, "no paste was checked"},
-		{"cancelled", pasteSample{reads: reads[:1], cancelled: true}, []string{"skipped (Ctrl-C)"}, "no paste was checked"},
+		{"nothing", Sample{}, []string{"nothing was pasted within 1m"}, "no paste was checked"},
+		{"cancelled", Sample{reads: reads[:1], cancelled: true}, []string{"skipped (Ctrl-C)"}, "no paste was checked"},
 	} {
-		r := describePaste(&tc.s)
-		text := strings.Join(r.lines, "\n")
+		r := Describe(&tc.s)
+		text := strings.Join(r.Lines, "\n")
 		for _, want := range tc.says {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: report\n%s\nwant it to say %q", tc.name, text, want)
 			}
 		}
-		if !strings.Contains(r.problem, tc.problem) || (tc.problem == "") != (r.problem == "") || (r.problem == "") != (r.fix == "") {
-			t.Errorf("%s: problem %q, fix %q; want a problem with %q and its fix", tc.name, r.problem, r.fix, tc.problem)
+		if !strings.Contains(r.Problem, tc.problem) || (tc.problem == "") != (r.Problem == "") || (r.Problem == "") != (r.Fix == "") {
+			t.Errorf("%s: problem %q, fix %q; want a problem with %q and its fix", tc.name, r.Problem, r.Fix, tc.problem)
 		}
 	}
 }
@@ -208,7 +214,7 @@ func longestPause(reads []pasteRead) time.Duration {
 }
 
 // summary is a sample without its reads, for messages.
-func summary(s *pasteSample) string {
+func summary(s *Sample) string {
 	c := *s
 	c.reads = nil
 	return fmt.Sprintf("%+v in %d reads", c, len(s.reads))
@@ -232,7 +238,7 @@ func writeChunks(master *os.File, p string, size int, spacing time.Duration) {
 }
 
 type pasteResult struct {
-	s   *pasteSample
+	s   *Sample
 	err error
 }
 
@@ -255,7 +261,7 @@ func runPasteCheck(t *testing.T, c pasteCheck, path string, mode capture.BurstMo
 
 // waitPasteCheck waits for the check's sample, failing the test at the
 // watchdog.
-func waitPasteCheck(t *testing.T, done <-chan pasteResult) *pasteSample {
+func waitPasteCheck(t *testing.T, done <-chan pasteResult) *Sample {
 	t.Helper()
 	select {
 	case r := <-done:
