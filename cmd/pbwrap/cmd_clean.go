@@ -42,28 +42,27 @@ an answer, not a failure). Without a terminal to ask on (a script, a pipe)
 it removes nothing and fails with exit status 2 unless --yes is given, so
 that what a script does never depends on whether a terminal happens to be
 attached. --yes skips the question in both cases; --dry-run never needs it.`,
-	run:     runClean,
-	globals: []string{"root", "ttl"},
+	run:       runClean,
+	globals:   []string{"root", "ttl"},
+	flagDecls: []flagDecl{{name: "all"}, {name: "yes"}, {name: "older-than", arg: "DURATION"}, {name: "dry-run"}},
 }
 
 func runClean(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
-	all := boolFlag(fs, "all")
-	dryRun := boolFlag(fs, "dry-run")
-	yes := boolFlag(fs, "yes")
-	olderThan := fs.String("older-than", "", "")
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
-	ask := *all && !*dryRun && !*yes
+	all, dryRun, yes := switchOn(fs, "all"), switchOn(fs, "dry-run"), switchOn(fs, "yes")
+	olderThan := valueOf(fs, "older-than")
+	ask := all && !dryRun && !yes
 	if ask && !stdinIsTerminal() {
 		return c.usagef("--all removes every session that is not running: add --yes to do it without a terminal to ask on (--dry-run shows what it would remove)")
 	}
 	ttl := cfg.ttl
-	if *olderThan != "" {
-		d, err := parseDuration(*olderThan)
+	if olderThan != "" {
+		d, err := parseDuration(olderThan)
 		if err != nil {
-			return usagef("--older-than=%q: %v", *olderThan, err)
+			return usagef("--older-than=%q: %v", olderThan, err)
 		}
 		ttl = d
 	}
@@ -71,7 +70,7 @@ func runClean(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl := &store.Cleaner{Root: root, TTL: ttl, All: *all, DryRun: *dryRun}
+	cl := &store.Cleaner{Root: root, TTL: ttl, All: all, DryRun: dryRun}
 	if ask {
 		only, err := confirmClean(root, ttl, os.Stdin, os.Stderr)
 		if err != nil || only == nil {
@@ -87,7 +86,7 @@ func runClean(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	printCleanReport(report, root, *dryRun)
+	printCleanReport(report, root, dryRun)
 	return nil
 }
 

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -12,11 +13,15 @@ var completionCommand = &command{
 	name:    "completion",
 	usage:   "completion bash|zsh|fish",
 	summary: "print a completion script for a shell",
-	help: `The script completes pbwrap's commands, their flags and pbwrap's own flags,
-and, after the name of the command pbwrap wraps, hands over to that command's
-own completion: pbwrap claude --re<TAB> completes as claude --re<TAB> would.
-It is made from pbwrap's tables of commands and settings, so print it again
-after an upgrade. To load it:
+	help: `The script completes pbwrap's commands, their flags and pbwrap's own flags
+(--burst's values too), each command's arguments (the agents of hook and
+setup, last and the sessions for show, the topics of help), and, after the
+name of the command pbwrap wraps, hands over to that command's own
+completion: pbwrap claude --re<TAB> completes as claude --re<TAB> would.
+The flags come from pbwrap's tables of commands and settings, so print the
+script again after an upgrade; the arguments it asks pbwrap for as you type,
+with pbwrap completion words WORD..., which prints the words that may come
+after WORD..., the command line after pbwrap, one a line. To load it:
 
   bash, in ~/.bashrc:       source <(pbwrap completion bash)
   zsh, in ~/.zshrc (after compinit):
@@ -26,9 +31,23 @@ after an upgrade. To load it:
 For bash the hand-over works best with the bash-completion package loaded.`,
 	run:     runCompletion,
 	lenient: true,
+	args: func(_ *config, prev []string) []string {
+		if len(prev) > 0 {
+			return nil
+		}
+		return []string{"bash", "zsh", "fish"}
+	},
 }
 
 func runCompletion(c *command, cfg *config, args []string) error {
+	if len(args) > 0 && args[0] == "words" {
+		// What the scripts ask as the user types: never an error, which
+		// the shell would show in the middle of the line.
+		for _, w := range completeWords(args[1:]) {
+			fmt.Println(w)
+		}
+		return nil
+	}
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
@@ -58,25 +77,81 @@ func completionScript(shell string) (string, bool) {
 	return "", false
 }
 
+// completeWords returns the words that may follow words, the command line
+// after "pbwrap" up to the word being completed: the values of a flag
+// that takes one of a few, and the arguments of pbwrap's own commands
+// (command.args), read with pbwrap's settings as the line gives them. It
+// offers nothing for the command pbwrap wraps, whose own completion the
+// scripts hand over to.
+func completeWords(words []string) []string {
+	cfg := newConfig()
+	fs := flag.NewFlagSet("pbwrap", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.addFlags(fs, nil)
+	if values, ok := flagValues(cfg, nil, words); ok {
+		return values
+	}
+	if fs.Parse(words) != nil || fs.NArg() == 0 {
+		return nil
+	}
+	rest := fs.Args()
+	if len(rest) < len(words) && words[len(words)-len(rest)-1] == "--" {
+		return nil // A program, not one of pbwrap's commands.
+	}
+	c := findCommand(rest[0])
+	if c == nil || c.args == nil && c.flagDecls == nil {
+		return nil
+	}
+	cfs := c.flags(cfg)
+	if values, ok := flagValues(cfg, c, rest[1:]); ok {
+		return values
+	}
+	prev, err := parseInterspersed(cfs, rest[1:])
+	if err != nil || c.args == nil {
+		return nil
+	}
+	_ = cfg.load() // A bad setting keeps its default: offer what it gives.
+	return c.args(cfg, prev)
+}
+
+// flagValues returns the values of the flag that words end with, when it
+// takes one of a few (--burst): one of pbwrap's settings the command c
+// takes (all of them for c nil, before a command).
+func flagValues(cfg *config, c *command, words []string) ([]string, bool) {
+	if len(words) == 0 {
+		return nil, false
+	}
+	last := words[len(words)-1]
+	for _, s := range cfg.settings {
+		takes := c == nil || c.allGlobals || slices.Contains(c.globals, s.flag)
+		if takes && s.values != nil && (last == "--"+s.flag || last == "-"+s.flag) {
+			return s.values, true
+		}
+	}
+	return nil, false
+}
+
 // completionSpec is what the completion scripts know of pbwrap, read from
-// its tables: the settings give the global flags, each command's usage
-// line its flags and the words it takes.
+// its tables: the settings give the global flags, each command its own
+// flags (flagDecls) and the settings it takes after its name.
 type completionSpec struct {
 	flags    []complFlag
 	commands []complCommand
 }
 
-// A complFlag is a flag; arg names its value ("DIR"), "" for a switch.
-type complFlag struct{ name, arg, help string }
+// A complFlag is a flag; arg names its value ("DIR"), "" for a switch;
+// values are all the values it takes, nil for any.
+type complFlag struct {
+	name, arg, help string
+	values          []string
+}
 
-// A complCommand is one of pbwrap's commands: its flags, the words it
-// takes (literal words in its usage line, or those a placeholder stands
-// for) and whether it takes a file.
+// A complCommand is one of pbwrap's commands: its flags, whether it takes
+// a file, and whether it has arguments to ask pbwrap for.
 type complCommand struct {
 	name, summary string
 	flags         []complFlag
-	words         []string
-	files         bool
+	files, args   bool
 }
 
 var helpFlag = complFlag{name: "--help", help: "print help"}
@@ -84,59 +159,30 @@ var helpFlag = complFlag{name: "--help", help: "print help"}
 func newCompletionSpec() completionSpec {
 	var spec completionSpec
 	for _, s := range newSettings() {
-		spec.flags = append(spec.flags, complFlag{name: "--" + s.flag, arg: s.arg, help: s.help})
+		spec.flags = append(spec.flags, complFlag{name: "--" + s.flag, arg: s.arg, help: s.help, values: s.values})
 	}
 	spec.flags = append(spec.flags, complFlag{name: "--version", help: "print pbwrap's version"}, helpFlag)
 	for _, c := range commands {
-		spec.commands = append(spec.commands, usageCompletion(c))
+		spec.commands = append(spec.commands, commandCompletion(c))
 	}
 	return spec
 }
 
-// usageFlag is a flag in a usage line, with the name of its value when it
-// takes one: "--older-than DURATION".
-var usageFlag = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*(?: [A-Z][A-Z0-9_]*)?`)
-
-// usageCompletion reads what a command takes from its usage line, as
-// pbwrap help shows it: "clean [--all] [--older-than DURATION]",
-// "hook claude|codex|gemini|pi", "expand [--check] [FILE | -]".
-func usageCompletion(c *command) complCommand {
-	cc := complCommand{name: c.name, summary: c.summary}
-	args := strings.TrimPrefix(c.usage, c.name)
-	for _, f := range usageFlag.FindAllString(args, -1) {
-		name, arg, _ := strings.Cut(f, " ")
-		cc.flags = append(cc.flags, complFlag{name: name, arg: arg})
+// commandCompletion is what completion offers for a command: its own
+// flags, pbwrap's flags that it takes after its name too, and --help.
+func commandCompletion(c *command) complCommand {
+	cc := complCommand{name: c.name, summary: c.summary, files: c.files, args: c.args != nil}
+	for _, f := range c.flagDecls {
+		cc.flags = append(cc.flags, complFlag{name: "--" + f.name, arg: f.arg})
 	}
-	// pbwrap's own flags that the command takes after its name too.
 	for _, s := range newSettings() {
-		name := "--" + s.flag
-		if (c.allGlobals || slices.Contains(c.globals, s.flag)) &&
-			!slices.ContainsFunc(cc.flags, func(f complFlag) bool { return f.name == name }) {
-			cc.flags = append(cc.flags, complFlag{name: name, arg: s.arg, help: s.help})
+		if c.allGlobals || slices.Contains(c.globals, s.flag) {
+			cc.flags = append(cc.flags, complFlag{name: "--" + s.flag, arg: s.arg, help: s.help, values: s.values})
 		}
 	}
 	cc.flags = append(cc.flags, helpFlag)
-	args = usageFlag.ReplaceAllString(args, " ")
-	for _, w := range strings.FieldsFunc(args, func(r rune) bool { return strings.ContainsRune(" []|", r) }) {
-		switch {
-		case w == "FILE" || w == "PATH" || w == "DIR":
-			cc.files = true
-		case w == "COMMAND":
-			for _, other := range commands {
-				cc.words = append(cc.words, other.name)
-			}
-		case w == "TOPIC":
-			for _, t := range helpTopics {
-				cc.words = append(cc.words, t.name)
-			}
-		case literalWord.MatchString(w):
-			cc.words = append(cc.words, w)
-		}
-	}
 	return cc
 }
-
-var literalWord = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // valueFlags are the global flags that take a value.
 func (spec completionSpec) valueFlags() []string {
@@ -218,9 +264,15 @@ func (spec completionSpec) bash() string {
 	fmt.Fprintf(&b, "_pbwrap_file_flags=(%s)\n", quoteAll(spec.flagsWithArg("FILE"), singleQuote))
 	fmt.Fprintf(&b, "_pbwrap_dir_flags=(%s)\n", quoteAll(spec.flagsWithArg("DIR"), singleQuote))
 	fmt.Fprintf(&b, "_pbwrap_commands=(%s)\n\n", quoteAll(spec.commandNames(), singleQuote))
-	b.WriteString("# _pbwrap_command_words CMD: the flags and words of pbwrap CMD.\n_pbwrap_command_words() {\n\tcase $1 in\n")
+	b.WriteString("# _pbwrap_flag_values FLAG: the values of pbwrap's FLAG, when it takes one of a few.\n_pbwrap_flag_values() {\n\tcase $1 in\n")
+	for _, f := range spec.flags {
+		if f.values != nil {
+			fmt.Fprintf(&b, "\t%s) _pbwrap_words=(%s) ;;\n", singleQuote(f.name), quoteAll(f.values, singleQuote))
+		}
+	}
+	b.WriteString("\t*) _pbwrap_words=() ;;\n\tesac\n}\n\n# _pbwrap_command_flags CMD: the flags of pbwrap CMD.\n_pbwrap_command_flags() {\n\tcase $1 in\n")
 	spec.caseArms(&b, func(c complCommand) string {
-		return "_pbwrap_words=(" + quoteAll(append(flagNames(c.flags), c.words...), singleQuote) + ")"
+		return "_pbwrap_words=(" + quoteAll(flagNames(c.flags), singleQuote) + ")"
 	})
 	b.WriteString("\t*) _pbwrap_words=() ;;\n\tesac\n}\n\n# _pbwrap_command_files CMD: whether pbwrap CMD takes a file.\n_pbwrap_command_files() {\n\tcase $1 in\n")
 	spec.caseArms(&b, func(c complCommand) string {
@@ -249,15 +301,25 @@ func (spec completionSpec) zsh() string {
 	fmt.Fprintf(&b, "_pbwrap_file_flags=(%s)\n", quoteAll(spec.flagsWithArg("FILE"), singleQuote))
 	fmt.Fprintf(&b, "_pbwrap_dir_flags=(%s)\n", quoteAll(spec.flagsWithArg("DIR"), singleQuote))
 	fmt.Fprintf(&b, "_pbwrap_commands=(%s)\n\n", quoteAll(cmds, singleQuote))
-	b.WriteString("# _pbwrap_command CMD: complete pbwrap CMD's flags and words.\n_pbwrap_command() {\n\tlocal -a words_of\n\tcase $1 in\n")
-	spec.caseArms(&b, func(c complCommand) string {
-		s := "words_of=(" + quoteAll(append(flagNames(c.flags), c.words...), singleQuote) + ")"
-		if c.files {
-			s += "; _files"
+	b.WriteString("# _pbwrap_flag_values FLAG: complete the values of pbwrap's FLAG, when it takes one of a few.\n_pbwrap_flag_values() {\n\tlocal -a values\n\tcase $1 in\n")
+	for _, f := range spec.flags {
+		if f.values != nil {
+			fmt.Fprintf(&b, "\t%s) values=(%s) ;;\n", singleQuote(f.name), quoteAll(f.values, singleQuote))
 		}
-		return s
-	})
-	b.WriteString("\tesac\n\tcompadd -a words_of\n}\n")
+	}
+	b.WriteString("\tesac\n\tcompadd -a values\n}\n\n")
+	b.WriteString("# _pbwrap_command CMD: complete pbwrap CMD's flags, or ask pbwrap what comes next.\n_pbwrap_command() {\n\tlocal -a words_of\n\tif [[ $PREFIX == -* ]]; then\n\t\tcase $1 in\n")
+	for _, c := range spec.commands {
+		fmt.Fprintf(&b, "\t\t%s) words_of=(%s) ;;\n", singleQuote(c.name), quoteAll(flagNames(c.flags), singleQuote))
+	}
+	b.WriteString("\t\tesac\n\t\tcompadd -a words_of\n\t\treturn\n\tfi\n")
+	b.WriteString("\twords_of=(${(f)\"$($words[1] completion words ${(@)words[2,CURRENT-1]} 2>/dev/null)\"})\n\tcompadd -a words_of\n\tcase $1 in\n")
+	for _, c := range spec.commands {
+		if c.files {
+			fmt.Fprintf(&b, "\t%s) _files ;;\n", singleQuote(c.name))
+		}
+	}
+	b.WriteString("\tesac\n}\n")
 	b.WriteString(zshBody)
 	return b.String()
 }
@@ -293,11 +355,21 @@ func (spec completionSpec) fish() string {
 	fmt.Fprintf(&b, "set -g __pbwrap_dir_flags %s\n", quoteAll(spec.flagsWithArg("DIR"), fishQuote))
 	fmt.Fprintf(&b, "set -g __pbwrap_command_names %s\n", quoteAll(spec.commandNames(), fishQuote))
 	fmt.Fprintf(&b, "set -g __pbwrap_commands %s\n\n", quoteAll(cmds, fishQuote))
-	b.WriteString("# __pbwrap_command CMD: pbwrap CMD's flags and words.\nfunction __pbwrap_command\n\tswitch $argv[1]\n")
+	b.WriteString("# __pbwrap_flag_values FLAG: the values of pbwrap's FLAG, when it takes one of a few.\nfunction __pbwrap_flag_values\n\tswitch $argv[1]\n")
+	for _, f := range spec.flags {
+		if f.values != nil {
+			fmt.Fprintf(&b, "\tcase %s\n\t\tprintf '%%s\\n' %s\n", fishQuote(f.name), quoteAll(f.values, fishQuote))
+		}
+	}
+	b.WriteString("\tend\nend\n\n# __pbwrap_command CMD: pbwrap CMD's flags, or what pbwrap says comes next.\nfunction __pbwrap_command\n")
+	b.WriteString("\tif string match -q -- '-*' (commandline -ct)\n\t\tswitch $argv[1]\n")
 	for _, c := range spec.commands {
-		fmt.Fprintf(&b, "\tcase %s\n\t\tprintf '%%s\\n' %s\n", fishQuote(c.name), quoteAll(append(flagNames(c.flags), c.words...), fishQuote))
+		fmt.Fprintf(&b, "\t\tcase %s\n\t\t\tprintf '%%s\\n' %s\n", fishQuote(c.name), quoteAll(flagNames(c.flags), fishQuote))
+	}
+	b.WriteString("\t\tend\n\t\treturn\n\tend\n\tset -l tokens (commandline -opc)\n\t$tokens[1] completion words $tokens[2..-1] 2>/dev/null\n\tswitch $argv[1]\n")
+	for _, c := range spec.commands {
 		if c.files {
-			b.WriteString("\t\t__fish_complete_path (commandline -ct)\n")
+			fmt.Fprintf(&b, "\tcase %s\n\t\t__fish_complete_path (commandline -ct)\n", fishQuote(c.name))
 		}
 	}
 	b.WriteString("\tend\nend\n")

@@ -34,6 +34,7 @@ was not marked, whether pbwrap would still catch it by its speed (--burst).`,
 	run:        runDoctor,
 	allGlobals: true,
 	lenient:    true,
+	flagDecls:  []flagDecl{{name: "paste"}},
 }
 
 // lowSpace is the free space under the root below which doctor warns: a
@@ -56,12 +57,11 @@ func (d *doctor) problem(what, fix string) {
 
 func runDoctor(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
-	paste := boolFlag(fs, "paste")
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
 	var d doctor
-	if *paste {
+	if switchOn(fs, "paste") {
 		d.checkPaste(cfg)
 		return d.finish()
 	}

@@ -35,16 +35,18 @@ Symbolic links are followed here (pbwrap hook is stricter).
 
   --check   validate the references (reading the files) without writing anything;
             the bad ones are listed the same way`,
-	run:     runExpand,
-	lenient: true,
+	run:       runExpand,
+	lenient:   true,
+	flagDecls: []flagDecl{{name: "check"}},
+	files:     true,
 }
 
 func runExpand(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
-	check := boolFlag(fs, "check")
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
+	check := switchOn(fs, "check")
 	name := fs.Arg(0)
 	if (name == "" || name == "-") && stdinIsTerminal() {
 		fmt.Fprintln(os.Stderr, readingStdin)
@@ -55,16 +57,16 @@ func runExpand(c *command, cfg *config, args []string) error {
 	}
 	var out []byte
 	var errs []*pasteref.Error
-	if *check {
+	if check {
 		errs = pasteref.CheckAll(src)
 	} else {
 		out, errs = pasteref.ExpandAll(src)
 	}
 	if len(errs) > 0 {
-		reportBadRefs(os.Stderr, inputName(name), errs, *check)
+		reportBadRefs(os.Stderr, inputName(name), errs, check)
 		return quietExit(1)
 	}
-	if *check {
+	if check {
 		return nil
 	}
 	_, err = os.Stdout.Write(out)

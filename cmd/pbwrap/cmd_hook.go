@@ -20,7 +20,16 @@ var hookCommand = &command{
 	run:     runHook,
 	globals: []string{"root"},
 	lenient: true,
-	words:   hookedNames,
+	args:    hookedArgs,
+}
+
+// hookedArgs completes an agent pbwrap has a hook for, the one argument
+// of hook and setup.
+func hookedArgs(_ *config, prev []string) []string {
+	if len(prev) > 0 {
+		return nil
+	}
+	return hookedNames()
 }
 
 // hookedNames are the agents pbwrap has a hook for.

@@ -38,8 +38,9 @@ A session whose manifest is missing, unreadable, larger than any pbwrap writes,
 or holds what pbwrap would not have written (a path outside its session, a
 negative size) is skipped, with one line on stderr saying why; so does show.
 Values that do not print (escape sequences) are shown escaped.`,
-	run:     runList,
-	globals: []string{"root"},
+	run:       runList,
+	globals:   []string{"root"},
+	flagDecls: []flagDecl{{name: "json"}},
 }
 
 // listFormat is the version of list's JSON schema.
@@ -61,10 +62,10 @@ type savedPaste struct {
 
 func runList(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
-	asJSON := boolFlag(fs, "json")
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
+	asJSON := switchOn(fs, "json")
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
 		return err
@@ -73,7 +74,7 @@ func runList(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		return printPastesJSON(os.Stdout, root, pastes)
 	}
 	if len(pastes) == 0 {

@@ -14,13 +14,14 @@ import (
 )
 
 var setupCommand = &command{
-	name:    "setup",
-	usage:   "setup [--yes | --print | --remove] " + strings.Join(hookedNames(), "|"),
-	lenient: true,
-	summary: "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
-	help:    setupHelp(),
-	run:     runSetup,
-	words:   hookedNames,
+	name:      "setup",
+	usage:     "setup [--yes | --print | --remove] " + strings.Join(hookedNames(), "|"),
+	lenient:   true,
+	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
+	help:      setupHelp(),
+	run:       runSetup,
+	flagDecls: []flagDecl{{name: "yes", short: "y"}, {name: "print"}, {name: "remove"}},
+	args:      hookedArgs,
 }
 
 // setupHelp is pbwrap setup --help, with a line for each agent pbwrap has
@@ -106,13 +107,10 @@ func runSetup(c *command, cfg *config, args []string) error {
 	// Setup uses none of pbwrap's settings but the root: a broken one does
 	// not stop it.
 	fs := c.flags(cfg)
-	yes := boolFlag(fs, "yes")
-	fs.Var(switchValue{yes}, "y", "")
-	printOnly := boolFlag(fs, "print")
-	remove := boolFlag(fs, "remove")
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
+	yes, printOnly, remove := switchOn(fs, "yes"), switchOn(fs, "print"), switchOn(fs, "remove")
 	words := fs.Args()
 	hooked := agent.Names(agent.Hooked(), "or")
 	all := agent.Names(agent.Hooked(), "and")
@@ -125,13 +123,13 @@ func runSetup(c *command, cfg *config, args []string) error {
 		return c.usagef("setup does not apply to %s: pbwrap has no hook for it (it has hooks for %s); it gives %s what it needs to read the saved pastes at each start", a.Name, all, a.Name)
 	case a == nil:
 		return c.usagef("no hook for %q (there are hooks for %s)", words[0], all)
-	case *yes && *printOnly:
+	case yes && printOnly:
 		return c.usagef("--print changes nothing: drop --yes")
-	case *remove && *printOnly:
+	case remove && printOnly:
 		return c.usagef("--print shows what setup installs: drop --remove")
 	}
 	verb := "setup " + a.Name
-	if *remove {
+	if remove {
 		verb = "setup --remove " + a.Name
 	}
 	env := agent.OS()
@@ -139,7 +137,7 @@ func runSetup(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
-	if *printOnly {
+	if printOnly {
 		_, err = os.Stdout.Write(a.Hook.Snippet(prog))
 		return err
 	}
@@ -149,11 +147,11 @@ func runSetup(c *command, cfg *config, args []string) error {
 			return fmt.Errorf("%s: the root %s: %w", verb, printable(cfg.root), err)
 		}
 	}
-	plan, err := a.Plan(run, *remove)
+	plan, err := a.Plan(run, remove)
 	if err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
-	return runPlan(a, verb, plan, prog, why, *yes, *remove)
+	return runPlan(a, verb, plan, prog, why, yes, remove)
 }
 
 // runPlan shows the planned changes, asks (unless yes) and writes them.

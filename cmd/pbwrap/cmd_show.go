@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,31 @@ root. The text is printed exactly as saved, so it can be piped on:
   pbwrap show 7c2e91ab:2 > recovered.log`,
 	run:     runShow,
 	globals: []string{"root"},
+	args:    showArgs,
+	files:   true,
+}
+
+// showArgs completes show's argument: last, and the short id of each
+// session that saved a paste, newest first (which show takes as they are).
+func showArgs(cfg *config, prev []string) []string {
+	if len(prev) > 0 {
+		return nil
+	}
+	words := []string{"last"}
+	root, err := store.ResolveRoot(cfg.root)
+	if err != nil {
+		return words
+	}
+	pastes, _, err := loadPastes(root)
+	if err != nil {
+		return words
+	}
+	for _, p := range pastes { // Newest first.
+		if id := shortID(p.Session); !slices.Contains(words, id) {
+			words = append(words, id)
+		}
+	}
+	return words
 }
 
 func runShow(c *command, cfg *config, args []string) error {

@@ -49,8 +49,9 @@ root) is refused, with the reason; remove it to count from zero.
   most bytes first, and total is the same without "agent", every command
   counted. The format number changes only when a field changes meaning or
   goes away.`,
-	run:     runStats,
-	globals: []string{"root"},
+	run:       runStats,
+	globals:   []string{"root"},
+	flagDecls: []flagDecl{{name: "json"}, {name: "since", arg: "DURATION"}},
 }
 
 // bytesPerToken is the rule of thumb for the token estimate.
@@ -71,16 +72,15 @@ type tally struct {
 
 func runStats(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
-	asJSON := boolFlag(fs, "json")
-	sinceArg := fs.String("since", "", "")
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
+	asJSON, sinceArg := switchOn(fs, "json"), valueOf(fs, "since")
 	since := ""
-	if *sinceArg != "" {
+	if sinceArg != "" {
 		var err error
-		if since, err = parseSince(*sinceArg, time.Now()); err != nil {
-			return c.usagef("--since=%q: %v", *sinceArg, err)
+		if since, err = parseSince(sinceArg, time.Now()); err != nil {
+			return c.usagef("--since=%q: %v", sinceArg, err)
 		}
 	}
 	root, err := store.ResolveRoot(cfg.root)
@@ -92,7 +92,7 @@ func runStats(c *command, cfg *config, args []string) error {
 		return printableError(err)
 	}
 	rows, total, first := tallyCounts(counters.Counts, since)
-	if *asJSON {
+	if asJSON {
 		return printStatsJSON(os.Stdout, root, first, rows, total)
 	}
 	if first == "" {

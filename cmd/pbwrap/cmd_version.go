@@ -30,7 +30,8 @@ build whose version Go could not tell. The commit is marked (modified) when
 the checkout it was built from had changes not committed. --json prints the
 same as one JSON object: version, commit, modified, date (the commit's), go,
 os and arch (commit and date are empty when unknown).`,
-	run: runVersion,
+	run:       runVersion,
+	flagDecls: []flagDecl{{name: "json"}},
 }
 
 // buildVersion is what pbwrap version prints.
@@ -78,12 +79,12 @@ func versionString() string { return currentVersion().Version }
 
 func runVersion(c *command, cfg *config, args []string) error {
 	fs := c.flags(cfg)
-	asJSON := boolFlag(fs, "json")
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
+	asJSON := switchOn(fs, "json")
 	v := currentVersion()
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)

@@ -28,9 +28,22 @@ type command struct {
 	// setup, which need no setting they could get wrong. README.md's table
 	// of commands says which are (TestReadmeCommandTable).
 	lenient bool
-	// words are the words the command takes as its arguments, for
-	// completion; nil when they are none or not known in advance.
-	words func() []string
+
+	// flagDecls are the command's own flags, which flags defines and
+	// completion offers; its usage line shows them (TestUsageFlags).
+	flagDecls []flagDecl
+	// args returns the words the command takes after prev, the arguments
+	// before the one being completed, for completion; nil (or a nil
+	// func) when there are none to offer. files: it takes a file.
+	args  func(cfg *config, prev []string) []string
+	files bool
+}
+
+// A flagDecl is a flag of one of pbwrap's commands.
+type flagDecl struct {
+	name  string // "older-than"
+	short string // a one-letter form of it, "" for none
+	arg   string // the name of its value ("DURATION"), "" for a switch
 }
 
 // commands are pbwrap's own verbs, in the order help lists them.
@@ -41,7 +54,7 @@ func init() {
 		listCommand, showCommand, statsCommand, cleanCommand, doctorCommand, resetTerminalCommand, expandCommand, hookCommand, setupCommand,
 		versionCommand, completionCommand,
 		{name: "help", usage: "help [COMMAND | TOPIC]", summary: "print help on pbwrap, one of its commands, or a topic", run: runHelp,
-			globals: []string{"ref-format"}, lenient: true},
+			globals: []string{"ref-format"}, lenient: true, args: helpArgs},
 	}
 }
 
@@ -54,11 +67,22 @@ func findCommand(name string) *command {
 	return nil
 }
 
-// flags returns the command's flag set, with the settings it uses
-// (globals), quiet: parse errors are reported once, by exitCode.
+// flags returns the command's flag set: its own flags and the settings
+// it uses (globals), quiet: parse errors are reported once, by exitCode.
+// After parse, switchOn and valueOf read the command's own flags.
 func (c *command) flags(cfg *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("pbwrap "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	for _, f := range c.flagDecls {
+		var v flag.Value = switchValue{new(bool)}
+		if f.arg != "" {
+			v = new(stringValue)
+		}
+		fs.Var(v, f.name, "")
+		if f.short != "" {
+			fs.Var(v, f.short, "")
+		}
+	}
 	if c.allGlobals {
 		cfg.addFlags(fs, nil)
 	} else if len(c.globals) > 0 {
@@ -66,6 +90,22 @@ func (c *command) flags(cfg *config) *flag.FlagSet {
 	}
 	return fs
 }
+
+// switchOn reports whether the command's switch name was given.
+func switchOn(fs *flag.FlagSet, name string) bool {
+	return *fs.Lookup(name).Value.(switchValue).p
+}
+
+// valueOf is the value of the command's flag name, "" when not given.
+func valueOf(fs *flag.FlagSet, name string) string {
+	return string(*fs.Lookup(name).Value.(*stringValue))
+}
+
+// stringValue is a command's flag that takes a value.
+type stringValue string
+
+func (v *stringValue) String() string     { return string(*v) }
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
 
 // parse parses the command's arguments, flags and words in any order (up
 // to a --), allowing at most maxArgs words, which fs.Args then returns.
@@ -79,7 +119,7 @@ func (c *command) parse(cfg *config, fs *flag.FlagSet, args []string, maxArgs in
 			c.printHelp(os.Stdout, cfg)
 			return errHelpShown
 		}
-		return c.usagef("%v", err)
+		return c.usagef("%s", flagError(fs, args, err))
 	}
 	if len(words) > maxArgs {
 		return c.usagef("unexpected argument %q", words[maxArgs])
@@ -113,15 +153,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// boolFlag defines a switch of a command that takes what a setting's
-// switch takes (1/0, true/false, yes/no, on/off).
-func boolFlag(fs *flag.FlagSet, name string) *bool {
-	p := new(bool)
-	fs.Var(switchValue{p}, name, "")
-	return p
-}
-
-// switchValue is a command's switch as the flag package sees it.
+// switchValue is a command's switch as the flag package sees it: it takes
+// what a setting's switch takes (1/0, true/false, yes/no, on/off).
 type switchValue struct{ p *bool }
 
 func (v switchValue) String() string   { return "" }

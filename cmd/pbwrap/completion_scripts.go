@@ -4,8 +4,10 @@ package main
 // tables between head and body. Each script walks the words before the
 // cursor as pbwrap reads them: its flags (skipping a flag's value), then
 // -- or the first other word, which is one of pbwrap's commands or the
-// command to wrap. From that command on, the shell's own completion for it
-// takes over, on the words from it on.
+// command to wrap. After one of pbwrap's commands it offers the command's
+// flags, and asks pbwrap (pbwrap completion words) for the rest: its
+// arguments, a flag's values. From a wrapped command on, the shell's own
+// completion for it takes over, on the words from it on.
 
 const bashHead = `# bash completion for pbwrap, printed by pbwrap completion bash.
 # Load it in ~/.bashrc: source <(pbwrap completion bash)
@@ -43,7 +45,28 @@ _pbwrap_value() {
 		_pbwrap_compgen -d -- "$2"
 	elif _pbwrap_has "$1" "${_pbwrap_file_flags[@]}"; then
 		_pbwrap_compgen -f -- "$2"
+	else
+		_pbwrap_flag_values "$1"
+		_pbwrap_match "$2" "${_pbwrap_words[@]}"
 	fi
+}
+
+# _pbwrap_ask: set _pbwrap_words to what pbwrap says may come next on the
+# line: it is given the words before the cursor, a --flag=value that bash
+# split at the = joined again.
+_pbwrap_ask() {
+	local -a line=()
+	local j word
+	for (( j = 1; j < COMP_CWORD; j++ )); do
+		word=${COMP_WORDS[j]}
+		if (( ${#line[@]} > 0 )) && [[ $word == = || ${COMP_WORDS[j-1]} == = ]]; then
+			line[${#line[@]}-1]+=$word
+		else
+			line+=("$word")
+		fi
+	done
+	local IFS=$'\n'
+	_pbwrap_words=($("${COMP_WORDS[0]}" completion words "${line[@]}" 2>/dev/null))
 }
 
 # _pbwrap_trim_line: remove the blanks at the start of COMP_LINE.
@@ -130,9 +153,14 @@ _pbwrap() {
 	fi
 	word=${COMP_WORDS[i]}
 	if (( ! dashdash )) && _pbwrap_has "$word" "${_pbwrap_commands[@]}"; then
-		_pbwrap_command_words "$word"
+		if [[ $cur == -* ]]; then
+			_pbwrap_command_flags "$word"
+			_pbwrap_match "$cur" "${_pbwrap_words[@]}"
+			return
+		fi
+		_pbwrap_ask
 		_pbwrap_match "$cur" "${_pbwrap_words[@]}"
-		if [[ $cur != -* ]] && _pbwrap_command_files "$word"; then
+		if _pbwrap_command_files "$word"; then
 			_pbwrap_compgen -f -- "$cur"
 		fi
 		return
@@ -157,6 +185,8 @@ _pbwrap_value() {
 		_files -/
 	elif (( ${_pbwrap_file_flags[(Ie)$1]} )); then
 		_files
+	else
+		_pbwrap_flag_values $1
 	fi
 }
 
@@ -225,6 +255,8 @@ function __pbwrap_value --argument-names flag cur
 		__fish_complete_directories $cur
 	else if contains -- $flag $__pbwrap_file_flags
 		__fish_complete_path $cur
+	else
+		__pbwrap_flag_values $flag
 	end
 end
 

@@ -2,15 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/store"
 )
 
 // A completionCase is a command line, completed with the cursor at its
@@ -34,7 +39,20 @@ func completionCases() []completionCase {
 		{line: "pbwrap --root /tmp --min", want: []string{"--min-bytes", "--min-lines"}},
 		{line: "pbwrap --root /tmp --log /tmp/log --of", want: []string{"--off"}},
 		{line: "pbwrap completion ", want: []string{"bash", "zsh", "fish"}},
-		{line: "pbwrap hook ", want: []string{"claude", "codex", "gemini", "pi"}},
+		{line: "pbwrap hook ", want: []string{"claude", "codex", "gemini", "pi"}, mustNot: []string{"--root", "qwen"}},
+		// The arguments and values pbwrap declares, asked of pbwrap as the
+		// user types: --burst's values, before a command and after one
+		// that takes it; setup's agents after its flags; help agents'
+		// agents; show's last and the sessions under the root given.
+		{line: "pbwrap --burst ", want: []string{"auto", "on", "off"}},
+		{line: "pbwrap --burst o", want: []string{"on", "off"}, mustNot: []string{"auto"}},
+		{line: "pbwrap doctor --burst ", want: []string{"auto", "on", "off"}},
+		{line: "pbwrap setup --yes ", want: []string{"claude", "codex", "gemini", "pi"}},
+		{line: "pbwrap setup --yes cl", want: []string{"claude"}, mustNot: []string{"codex"}},
+		{line: "pbwrap help agents ", want: []string{"claude", "qwen", "opencode", "pi-extension"}},
+		{line: "pbwrap show ", want: []string{"last"}},
+		{line: "pbwrap --root " + completionRoot + " show ", want: []string{"last", completionSession[len(completionSession)-8:]}},
+		{line: "pbwrap show --root " + completionRoot + " ", want: []string{"last", completionSession[len(completionSession)-8:]}},
 		// pbwrap's own flags that a command takes after its name, and
 		// --version.
 		{line: "pbwrap list --ro", want: []string{"--root"}},
@@ -54,7 +72,7 @@ func completionCases() []completionCase {
 	var names []string
 	for _, c := range commands {
 		names = append(names, c.name)
-		cc := usageCompletion(c)
+		cc := commandCompletion(c)
 		cases = append(cases, completionCase{line: "pbwrap " + c.name + " --", want: flagNames(cc.flags)})
 	}
 	// Every command, and the global flags, where pbwrap expects a command.
@@ -67,6 +85,7 @@ func completionCases() []completionCase {
 // installed is skipped, unless PBWRAP_REQUIRE_SHELLS is set (scripts/test
 // sets it and installs zsh and fish).
 func TestCompletion(t *testing.T) {
+	makeCompletionRoot(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
 			if _, err := exec.LookPath(shell); err != nil {
@@ -99,6 +118,52 @@ func TestCompletion(t *testing.T) {
 			checkCompletion(t, shell, "", cases)
 		})
 	}
+}
+
+// completionRoot is a root with one session that saved a paste, and
+// completionSession that session's id, for completing show's argument
+// (set by makeCompletionRoot).
+var completionRoot, completionSession string
+
+// makeCompletionRoot saves a paste in a new session under a new root,
+// through the store, as completionRoot and completionSession.
+func makeCompletionRoot(t *testing.T) {
+	t.Helper()
+	root, err := store.ResolveRoot(filepath.Join(t.TempDir(), "root"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := store.NewSessionID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := r.NewSession(id, store.Meta{PID: 4242, Argv0: "claude", Start: time.Now(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tmp, err := sess.CreateTemp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmp.Write([]byte("pasted\n")); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("pasted\n"))
+	n, path, _, err := sess.CommitPaste(tmp, hex.EncodeToString(sum[:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sess.Record(store.PasteRecord{N: n, Path: path, Bytes: 7, Lines: 1, SHA256: hex.EncodeToString(sum[:]),
+		Time: time.Now(), Outcome: store.OutcomeSaved, Reference: "[paste saved: " + path + "]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	completionRoot, completionSession = root, id
 }
 
 // bashCompletionPaths are where systems keep bash-completion, whose
@@ -169,8 +234,10 @@ func completeLines(t *testing.T, shell, bashCompletion string, cases []completio
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, args...)
 	cmd.Dir = dir
+	// The scripts ask the pbwrap the line names: the one built, on PATH.
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CACHE_HOME="+dir,
-		"BASH_COMPLETION="+bashCompletion, "PATH="+os.Getenv("PATH"))
+		"BASH_COMPLETION="+bashCompletion, "PATH="+filepath.Dir(pbwrapBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PBWRAP_ROOT="+filepath.Join(dir, "no-root"))
 	output, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", shell, strings.Join(args, " "), err, output)
@@ -203,12 +270,21 @@ func abbreviate(words []string) []string {
 	return words
 }
 
-// TestUsageFlagsExist checks that every flag a command's usage line shows,
-// which the completion scripts offer, is one the command accepts.
-func TestUsageFlagsExist(t *testing.T) {
+// TestUsageFlags checks that a command's usage line shows exactly the
+// flags it declares (which completion offers), and that the built pbwrap
+// takes each of them.
+func TestUsageFlags(t *testing.T) {
+	usageFlag := regexp.MustCompile(`--[a-z0-9][a-z0-9-]*(?: [A-Z][A-Z0-9_]*)?`)
 	for _, c := range commands {
-		for _, f := range usageCompletion(c).flags {
-			args := []string{c.name, f.name}
+		var declared []string
+		for _, f := range c.flagDecls {
+			declared = append(declared, strings.TrimSpace("--"+f.name+" "+f.arg))
+		}
+		if shown := usageFlag.FindAllString(c.usage, -1); !slices.Equal(shown, declared) {
+			t.Errorf("pbwrap %s: the usage line shows %q, the command declares %q", c.name, shown, declared)
+		}
+		for _, f := range c.flagDecls {
+			args := []string{c.name, "--" + f.name}
 			if f.arg != "" {
 				args = append(args, "1")
 			}

@@ -32,10 +32,11 @@ const (
 // A setting is one configuration value: its flag, its environment
 // variable, its help, and how it parses itself into the config.
 type setting struct {
-	flag, env string // --flag and its environment variable
-	arg       string // the value's name in help ("DIR"); "" for a switch, which takes no value
-	help      string // for pbwrap --help: what it does
-	shown     string // the default as help shows it, when not the value itself
+	flag, env string   // --flag and its environment variable
+	arg       string   // the value's name in help ("DIR"); "" for a switch, which takes no value
+	help      string   // for pbwrap --help: what it does
+	shown     string   // the default as help shows it, when not the value itself
+	values    []string // every value it takes, for completion; nil when any
 
 	value string // as given, before it is checked
 	def   string // the default value
@@ -91,7 +92,8 @@ func newSettings() []*setting {
 			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
 		{flag: "burst", env: "PBWRAP_BURST", arg: "MODE", value: capture.BurstAuto.String(),
-			help: "look for large pastes the terminal does not mark, by their speed: auto (only where the terminal says it does not mark pastes, or does not answer; never in tmux), on or off",
+			values: []string{capture.BurstAuto.String(), capture.BurstOn.String(), capture.BurstOff.String()},
+			help:   "look for large pastes the terminal does not mark, by their speed: auto (only where the terminal says it does not mark pastes, or does not answer; never in tmux), on or off",
 			apply: func(s *setting, c *config) error {
 				m, err := capture.ParseBurstMode(s.value)
 				if err != nil {

@@ -64,7 +64,8 @@ func TestParseInterspersed(t *testing.T) {
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		check := boolFlag(fs, "check")
+		check := new(bool)
+		fs.Var(switchValue{check}, "check", "")
 		root := fs.String("root", "", "")
 		words, err := parseInterspersed(fs, tc.args)
 		if err != nil || !slices.Equal(words, tc.words) || *check != tc.check || *root != tc.root {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/agent"
@@ -188,10 +189,51 @@ func runHelp(c *command, cfg *config, args []string) error {
 	}
 	topic := findCommand(name)
 	if topic == nil {
-		return usagef("no command or topic %q", name)
+		return usagef("no command or topic %q%s", name, helpChoices(name))
 	}
 	topic.printHelp(os.Stdout, cfg)
 	return nil
+}
+
+// helpArgs completes pbwrap help's arguments: a topic or a command, and
+// what a topic takes after it.
+func helpArgs(_ *config, prev []string) []string {
+	switch {
+	case len(prev) == 0:
+		var words []string
+		for _, t := range helpTopics {
+			words = append(words, t.name)
+		}
+		for _, c := range commands {
+			words = append(words, c.name)
+		}
+		return words
+	case len(prev) == 1:
+		for _, t := range helpTopics {
+			if t.name == prev[0] && t.words != nil {
+				return t.words()
+			}
+		}
+	}
+	return nil
+}
+
+// helpChoices says, for a name pbwrap help does not know, what it knows:
+// the one name meant, when name is a likely typo for it, and the topics
+// and commands.
+func helpChoices(name string) string {
+	var topics, cmds []string
+	for _, t := range helpTopics {
+		topics = append(topics, t.name)
+	}
+	for _, c := range commands {
+		cmds = append(cmds, c.name)
+	}
+	hint := ""
+	if m := closest(name, append(slices.Clone(topics), cmds...)); m != "" {
+		hint = " (did you mean pbwrap help " + m + "?)"
+	}
+	return fmt.Sprintf("%s: the topics are %s; the commands %s", hint, strings.Join(topics, ", "), strings.Join(cmds, ", "))
 }
 
 // A helpTopic is a text pbwrap help prints that is not a command's help.

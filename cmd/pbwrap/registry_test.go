@@ -11,8 +11,8 @@ import (
 
 // Every surface made from the registry of agents names every agent it
 // should, as the built pbwrap prints it: help agents, hook and setup (and
-// their refusals for an agent without a hook), the completion scripts, the
-// man page and the README. Adding an agent to the registry is all it
+// their refusals for an agent without a hook), completion, the man page
+// and the README. Adding an agent to the registry is all it
 // takes for them to know it.
 func TestRegistrySurfaces(t *testing.T) {
 	man, err := os.ReadFile("../../doc/pbwrap.1")
@@ -26,7 +26,9 @@ func TestRegistrySurfaces(t *testing.T) {
 	hookHelp := pbwrapOutput(t, "hook", "--help")
 	setupHelp := pbwrapOutput(t, "setup", "--help")
 	help := pbwrapOutput(t, "help")
-	bash := pbwrapOutput(t, "completion", "bash")
+	hookWords := pbwrapOutput(t, "completion", "words", "hook")
+	setupWords := pbwrapOutput(t, "completion", "words", "setup", "--yes")
+	helpWords := pbwrapOutput(t, "completion", "words", "help", "agents")
 	for _, a := range agent.All() {
 		if out := pbwrapOutput(t, "help", "agents", a.Name); !strings.Contains(out, "[paste saved: PATH]") ||
 			strings.Contains(out, "{{file:") != (a.Hook != nil) {
@@ -34,6 +36,9 @@ func TestRegistrySurfaces(t *testing.T) {
 		}
 		if !strings.Contains(string(readme), "(`"+a.Name+"`)") {
 			t.Errorf("README.md's table of agents has no %s", a.Name)
+		}
+		if !strings.Contains("\n"+helpWords, "\n"+a.Name+"\n") {
+			t.Errorf("pbwrap completion words help agents does not offer %s", a.Name)
 		}
 		if a.Hook == nil {
 			for _, args := range [][]string{{"hook", a.Name}, {"setup", "--print", a.Name}} {
@@ -44,18 +49,17 @@ func TestRegistrySurfaces(t *testing.T) {
 			}
 			continue
 		}
-		for what, text := range map[string]string{
-			"pbwrap hook --help":     "pbwrap hook " + a.Name + " is " + a.Title + "'s",
-			"pbwrap setup --help":    "\n  " + a.Name + " ",
-			"pbwrap help":            "pbwrap hook " + strings.Join(hookedNames(), "|"),
-			"the man page":           "pbwrap hook " + a.Name + " is",
-			"pbwrap completion bash": "'" + a.Name + "'",
-			"README.md":              "`" + a.Name + "`",
+		for _, c := range []struct{ what, in, text string }{
+			{"pbwrap hook --help", hookHelp, "pbwrap hook " + a.Name + " is " + a.Title + "'s"},
+			{"pbwrap setup --help", setupHelp, "\n  " + a.Name + " "},
+			{"pbwrap help", help, "pbwrap hook " + strings.Join(hookedNames(), "|")},
+			{"the man page", strings.ReplaceAll(string(man), `\-`, "-"), "pbwrap hook " + a.Name + " is"},
+			{"pbwrap completion words hook", "\n" + hookWords, "\n" + a.Name + "\n"},
+			{"pbwrap completion words setup --yes", "\n" + setupWords, "\n" + a.Name + "\n"},
+			{"README.md", string(readme), "`" + a.Name + "`"},
 		} {
-			in := map[string]string{"pbwrap hook --help": hookHelp, "pbwrap setup --help": setupHelp, "pbwrap help": help,
-				"the man page": string(man), "pbwrap completion bash": bash, "README.md": string(readme)}[what]
-			if !strings.Contains(strings.ReplaceAll(in, `\-`, "-"), text) {
-				t.Errorf("%s has no %q", what, text)
+			if !strings.Contains(c.in, c.text) {
+				t.Errorf("%s has no %q", c.what, c.text)
 			}
 		}
 		if out := pbwrapOutput(t, "setup", "--print", a.Name); !strings.Contains(out, "hook "+a.Name) {

@@ -25,7 +25,7 @@ func run(args []string) error {
 			fmt.Print(helpText())
 			return nil
 		}
-		return commandLinef("%v", err)
+		return commandLinef("%s", flagError(fs, args, err))
 	}
 	rest := fs.Args()
 	if *showVersion {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/ptyproxy"
@@ -35,22 +36,63 @@ func (h notFoundHint) Error() string {
 }
 
 // suggestCommand returns the name of pbwrap's own command that name is
-// most likely a typo for, or "" when none is close: at most one edit (a
-// letter added, removed, changed, or two swapped) for a name of up to 4
-// letters, at most two for a longer one. An exact name is no typo (it was
-// written after --, on purpose).
+// most likely a typo for, or "" when none is close (closest). An exact
+// name is no typo (it was written after --, on purpose).
 func suggestCommand(name string) string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return closest(name, names)
+}
+
+// closest returns the one of names that name is most likely a typo for,
+// or "" when none is close: at most one edit (a letter added, removed,
+// changed, or two swapped) for a name of up to 4 letters, at most two for
+// a longer one. name itself is not a typo of itself.
+func closest(name string, names []string) string {
 	limit := 1
 	if len(name) > 4 {
 		limit = 2
 	}
 	best, bestDist := "", limit+1
-	for _, c := range commands {
-		if d := editDistance(name, c.name); d > 0 && d < bestDist {
-			best, bestDist = c.name, d
+	for _, n := range names {
+		if d := editDistance(name, n); d > 0 && d < bestDist {
+			best, bestDist = n, d
 		}
 	}
 	return best
+}
+
+// flagError is the message for err, fs's parse error for args: for a flag
+// fs does not define, "unknown flag" with the flag as the user wrote it
+// ("--olderthan", not the flag package's "-olderthan"), and the flag of
+// fs it is most likely a typo for.
+func flagError(fs *flag.FlagSet, args []string, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err.Error()
+	}
+	spelled := "--" + name
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if written, _, _ := strings.Cut(a, "="); strings.TrimLeft(written, "-") == name && strings.HasPrefix(written, "-") {
+			spelled = written
+			break
+		}
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if len(f.Name) > 1 { // -y and -v are short forms of a long one.
+			names = append(names, f.Name)
+		}
+	})
+	if hint := closest(name, names); hint != "" {
+		return "unknown flag " + spelled + " (did you mean --" + hint + "?)"
+	}
+	return "unknown flag " + spelled
 }
 
 // editDistance is the optimal string alignment distance between a and b,
