@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/pbwrap/pbwrap/store"
-	"golang.org/x/term"
 )
 
 var cleanCommand = &command{
@@ -47,7 +45,7 @@ attached. --yes skips the question in both cases; --dry-run never needs it.`,
 	flagDecls: []flagDecl{{name: "all"}, {name: "yes"}, {name: "older-than", arg: "DURATION"}, {name: "dry-run"}},
 }
 
-func runClean(c *command, cfg *config, args []string) error {
+func runClean(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
@@ -55,7 +53,7 @@ func runClean(c *command, cfg *config, args []string) error {
 	all, dryRun, yes := switchOn(fs, "all"), switchOn(fs, "dry-run"), switchOn(fs, "yes")
 	olderThan := valueOf(fs, "older-than")
 	ask := all && !dryRun && !yes
-	if ask && !stdinIsTerminal() {
+	if ask && !std.inTerminal() {
 		return c.usagef("--all removes every session that is not running: add --yes to do it without a terminal to ask on (--dry-run shows what it would remove)")
 	}
 	ttl := cfg.ttl
@@ -72,7 +70,7 @@ func runClean(c *command, cfg *config, args []string) error {
 	}
 	cl := &store.Cleaner{Root: root, TTL: ttl, All: all, DryRun: dryRun}
 	if ask {
-		only, err := confirmClean(root, ttl, os.Stdin, os.Stderr)
+		only, err := confirmClean(root, ttl, std.in, std.err)
 		if err != nil || only == nil {
 			return err
 		}
@@ -80,19 +78,15 @@ func runClean(c *command, cfg *config, args []string) error {
 	}
 	report, err := cl.Clean()
 	if errors.Is(err, store.ErrCleanupBusy) {
-		fmt.Println("another pbwrap is cleaning this root right now; nothing done")
+		fmt.Fprintln(std.out, "another pbwrap is cleaning this root right now; nothing done")
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	printCleanReport(report, root, dryRun)
+	printCleanReport(std, report, root, dryRun)
 	return nil
 }
-
-// stdinIsTerminal reports whether standard input is a terminal, where
-// pbwrap can ask the user; a variable for tests.
-var stdinIsTerminal = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
 
 // confirmClean asks the user, on w, before clean --all removes the
 // sessions that no pbwrap runs: it lists them (a dry run) and reads the
@@ -135,34 +129,34 @@ func confirmClean(root string, ttl time.Duration, r io.Reader, w io.Writer) (map
 
 // printCleanReport says what a cleanup removed (or, in a dry run, would
 // remove), kept and left alone.
-func printCleanReport(report *store.CleanReport, root string, dryRun bool) {
+func printCleanReport(std *streams, report *store.CleanReport, root string, dryRun bool) {
 	verb, freed := "removed", "freed"
 	if dryRun {
 		verb, freed = "would remove", "would free"
 	}
 	now := time.Now()
 	for _, s := range report.Removed {
-		fmt.Printf("%s session %s: %s, %s, idle %s\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
 	}
 	for _, s := range report.Live {
-		fmt.Printf("kept session %s: still running, idle %s\n", printable(s.ID), age(now, s.ModTime))
+		fmt.Fprintf(std.out, "kept session %s: still running, idle %s\n", printable(s.ID), age(now, s.ModTime))
 	}
 	if report.Temps > 0 {
-		fmt.Printf("%s %s that a crash left in ended sessions\n", verb, plural(report.Temps, "temp file"))
+		fmt.Fprintf(std.out, "%s %s that a crash left in ended sessions\n", verb, plural(report.Temps, "temp file"))
 	}
 	if report.RootTemps > 0 {
-		fmt.Printf("%s %s of the counters that a crash left in the root\n", verb, plural(report.RootTemps, "temp file"))
+		fmt.Fprintf(std.out, "%s %s of the counters that a crash left in the root\n", verb, plural(report.RootTemps, "temp file"))
 	}
 	for _, why := range report.Skipped {
-		fmt.Fprintf(os.Stderr, "pbwrap: left alone: %s\n", printable(why))
+		fmt.Fprintf(std.err, "pbwrap: left alone: %s\n", printable(why))
 	}
 	switch {
 	case len(report.Removed) == 0 && report.Temps == 0 && report.RootTemps == 0:
-		fmt.Printf("nothing to remove under %s\n", printable(root))
+		fmt.Fprintf(std.out, "nothing to remove under %s\n", printable(root))
 	case len(report.Removed) == 0:
-		fmt.Printf("%s %s\n", freed, humanBytes(report.Bytes))
+		fmt.Fprintf(std.out, "%s %s\n", freed, humanBytes(report.Bytes))
 	default:
-		fmt.Printf("%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
+		fmt.Fprintf(std.out, "%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 )
@@ -39,12 +38,12 @@ For bash the hand-over works best with the bash-completion package loaded.`,
 	},
 }
 
-func runCompletion(c *command, cfg *config, args []string) error {
+func runCompletion(c *command, std *streams, cfg *config, args []string) error {
 	if len(args) > 0 && args[0] == "words" {
 		// What the scripts ask as the user types: never an error, which
 		// the shell would show in the middle of the line.
 		for _, w := range completeWords(args[1:]) {
-			fmt.Println(w)
+			fmt.Fprintln(std.out, w)
 		}
 		return nil
 	}
@@ -59,7 +58,7 @@ func runCompletion(c *command, cfg *config, args []string) error {
 	if !ok {
 		return c.usagef("no completion for %q (bash, zsh or fish)", fs.Arg(0))
 	}
-	_, err := os.Stdout.WriteString(script)
+	_, err := io.WriteString(std.out, script)
 	return err
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -48,6 +49,7 @@ const decrqmTimeout = 500 * time.Millisecond
 
 // doctor collects the report and the problems.
 type doctor struct {
+	out      io.Writer // where the report goes
 	problems []string
 }
 
@@ -55,12 +57,12 @@ func (d *doctor) problem(what, fix string) {
 	d.problems = append(d.problems, fmt.Sprintf("%s\n    fix: %s", what, fix))
 }
 
-func runDoctor(c *command, cfg *config, args []string) error {
+func runDoctor(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
-	var d doctor
+	d := doctor{out: std.out}
 	if switchOn(fs, "paste") {
 		d.checkPaste(cfg)
 		return d.finish()
@@ -76,12 +78,12 @@ func runDoctor(c *command, cfg *config, args []string) error {
 // ends with exit status 1.
 func (d *doctor) finish() error {
 	if len(d.problems) == 0 {
-		fmt.Println("\nall is well")
+		fmt.Fprintln(d.out, "\nall is well")
 		return nil
 	}
-	fmt.Printf("\n%d problem(s):\n", len(d.problems))
+	fmt.Fprintf(d.out, "\n%d problem(s):\n", len(d.problems))
 	for _, p := range d.problems {
-		fmt.Printf("  - %s\n", p)
+		fmt.Fprintf(d.out, "  - %s\n", p)
 	}
 	return quietExit(1)
 }
@@ -89,19 +91,19 @@ func (d *doctor) finish() error {
 func (d *doctor) checkRoot(cfg *config) string {
 	s := cfg.find("root")
 	if s.err != nil {
-		fmt.Printf("root: %s (from %s)\n  FAIL  %v\n", printable(s.value), s.from, printableError(s.err))
+		fmt.Fprintf(d.out, "root: %s (from %s)\n  FAIL  %v\n", printable(s.value), s.from, printableError(s.err))
 		d.problem(fmt.Sprintf("root: %v", printableError(s.err)), "set "+s.origin()+" to an absolute path, a directory of yours")
 		return ""
 	}
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
-		fmt.Printf("root: %s (%s)\n  FAIL  %v\n", printable(cfg.root), s.from, printableError(err))
+		fmt.Fprintf(d.out, "root: %s (%s)\n  FAIL  %v\n", printable(cfg.root), s.from, printableError(err))
 		d.problem(fmt.Sprintf("root %s cannot be used: %v", printable(cfg.root), printableError(err)), "set --root or PBWRAP_ROOT to a directory of yours")
 		return ""
 	}
 	// The root, and what the checks say of it (paths below it), are
 	// printed escaped: it comes from the environment or the config file.
-	fmt.Printf("root: %s (from %s)\n", printable(root), s.from)
+	fmt.Fprintf(d.out, "root: %s (from %s)\n", printable(root), s.from)
 	for _, ch := range store.CheckRoot(root) {
 		mark := "ok  "
 		if !ch.OK {
@@ -112,7 +114,7 @@ func (d *doctor) checkRoot(cfg *config) string {
 		if ch.Detail != "" {
 			line += ": " + printable(ch.Detail)
 		}
-		fmt.Println(line)
+		fmt.Fprintln(d.out, line)
 	}
 	if free, where, err := fsutil.FreeSpace(root); err == nil {
 		mark := "ok  "
@@ -121,20 +123,20 @@ func (d *doctor) checkRoot(cfg *config) string {
 			d.problem(fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), printable(where)),
 				"free some space, or set --root to a roomier file system")
 		}
-		fmt.Printf("  %s  free space: %s on %s\n", mark, humanBytes(int64(free)), printable(where))
+		fmt.Fprintf(d.out, "  %s  free space: %s on %s\n", mark, humanBytes(int64(free)), printable(where))
 	} else {
-		fmt.Printf("  ?     free space: %v\n", printableError(err))
+		fmt.Fprintf(d.out, "  ?     free space: %v\n", printableError(err))
 	}
 	return root
 }
 
 func (d *doctor) checkTerminal() {
-	fmt.Println("\nterminal:")
+	fmt.Fprintln(d.out, "\nterminal:")
 	termName := os.Getenv("TERM")
 	if termName == "" {
 		termName = "(not set)"
 	}
-	fmt.Printf("  TERM=%s\n", printable(termName))
+	fmt.Fprintf(d.out, "  TERM=%s\n", printable(termName))
 	mux := "no"
 	switch {
 	case os.Getenv("TMUX") != "":
@@ -142,36 +144,36 @@ func (d *doctor) checkTerminal() {
 	case os.Getenv("STY") != "":
 		mux = "screen (STY is set): GNU screen supports bracketed paste from version 5"
 	}
-	fmt.Printf("  inside a multiplexer: %s\n", mux)
+	fmt.Fprintf(d.out, "  inside a multiplexer: %s\n", mux)
 	state, err := ptyio.QueryBracketedPaste(decrqmTimeout)
 	switch {
 	case err != nil:
-		fmt.Printf("  bracketed paste: not asked (%v)\n", printableError(err))
+		fmt.Fprintf(d.out, "  bracketed paste: not asked (%v)\n", printableError(err))
 	case state == "":
-		fmt.Println("  bracketed paste: the terminal did not answer DECRQM (many terminals, and tmux, never do);")
-		fmt.Println("    if pastes never turn into references, see the README's troubleshooting table")
+		fmt.Fprintln(d.out, "  bracketed paste: the terminal did not answer DECRQM (many terminals, and tmux, never do);")
+		fmt.Fprintln(d.out, "    if pastes never turn into references, see the README's troubleshooting table")
 	case state == "0" || state == "4":
-		fmt.Printf("  bracketed paste: NOT SUPPORTED (DECRQM answered %s)\n", state)
+		fmt.Fprintf(d.out, "  bracketed paste: NOT SUPPORTED (DECRQM answered %s)\n", state)
 		d.problem("the terminal does not support bracketed paste (mode 2004), so pbwrap cannot tell a paste from typing",
 			"use a terminal that supports it (most do: xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal)")
 	default:
-		fmt.Printf("  bracketed paste: supported (DECRQM answered %s)\n", state)
+		fmt.Fprintf(d.out, "  bracketed paste: supported (DECRQM answered %s)\n", state)
 	}
 }
 
 func (d *doctor) showConfig(cfg *config) {
-	fmt.Println("\nconfiguration (flag > environment > config file > default):")
+	fmt.Fprintln(d.out, "\nconfiguration (flag > environment > config file > default):")
 	switch {
 	case cfg.file == "":
-		fmt.Println("  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
+		fmt.Fprintln(d.out, "  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
 	case cfg.fileErr != nil:
-		fmt.Printf("  FAIL  config file: %v\n", printableError(cfg.fileErr))
+		fmt.Fprintf(d.out, "  FAIL  config file: %v\n", printableError(cfg.fileErr))
 		d.problem(fmt.Sprintf("the config file cannot be read: %v", printableError(cfg.fileErr)), "fix or remove the line it names in "+printable(cfg.file))
 	default:
 		if _, err := os.Stat(cfg.file); err != nil {
-			fmt.Printf("  config file: %s (none there)\n", printable(cfg.file))
+			fmt.Fprintf(d.out, "  config file: %s (none there)\n", printable(cfg.file))
 		} else {
-			fmt.Printf("  config file: %s\n", printable(cfg.file))
+			fmt.Fprintf(d.out, "  config file: %s\n", printable(cfg.file))
 		}
 	}
 	// Values, where they come from and why they are bad are printed
@@ -182,9 +184,9 @@ func (d *doctor) showConfig(cfg *config) {
 		if value == "" {
 			value = `""`
 		}
-		fmt.Printf("  --%-20s %-32s %s\n", s.flag, value, printable(s.source()))
+		fmt.Fprintf(d.out, "  --%-20s %-32s %s\n", s.flag, value, printable(s.source()))
 		if s.err != nil {
-			fmt.Printf("    FAIL  %v; using the default, %s\n", printableError(s.err), printable(s.shownDefault()))
+			fmt.Fprintf(d.out, "    FAIL  %v; using the default, %s\n", printableError(s.err), printable(s.shownDefault()))
 		}
 		if s.err != nil && s.flag != "root" { // checkRoot has the root's.
 			d.problem(fmt.Sprintf("bad setting: %v", printableError(s.err)), "correct or remove "+printable(s.origin()))
@@ -195,7 +197,7 @@ func (d *doctor) showConfig(cfg *config) {
 			"unset PBWRAP_OFF, or drop --off")
 	}
 	if os.Getenv("PBWRAP_SESSION") != "" {
-		fmt.Println("  (running inside pbwrap: PBWRAP_SESSION is set, so a nested pbwrap steps aside)")
+		fmt.Fprintln(d.out, "  (running inside pbwrap: PBWRAP_SESSION is set, so a nested pbwrap steps aside)")
 	}
 }
 
@@ -234,16 +236,16 @@ func (s *setting) shownDefault() string {
 
 // checkPaste runs the paste check at the terminal and reports it.
 func (d *doctor) checkPaste(cfg *config) {
-	fmt.Println("paste:")
+	fmt.Fprintln(d.out, "paste:")
 	s, err := pastecheck.AtTerminal(cfg.burst)
 	if err != nil {
-		fmt.Printf("  not checked: %v\n", err)
+		fmt.Fprintf(d.out, "  not checked: %v\n", err)
 		d.problem(fmt.Sprintf("the paste check needs the terminal: %v", err), "run pbwrap doctor --paste in the terminal you paste in")
 		return
 	}
 	r := pastecheck.Describe(s)
 	for _, line := range r.Lines {
-		fmt.Printf("  %s\n", line)
+		fmt.Fprintf(d.out, "  %s\n", line)
 	}
 	if r.Problem != "" {
 		d.problem(r.Problem, r.Fix)
@@ -251,7 +253,7 @@ func (d *doctor) checkPaste(cfg *config) {
 }
 
 func (d *doctor) checkAgents(cfg *config, root string) {
-	fmt.Println("\nagents on PATH:")
+	fmt.Fprintln(d.out, "\nagents on PATH:")
 	env := agent.OS()
 	found := 0
 	for _, a := range agent.All() {
@@ -272,7 +274,7 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 					a.Env.Name, printable(root), a.Name))
 			}
 		}
-		fmt.Printf("  %-13s %s\n      pbwrap adds: %s; %s\n", a.Name, printable(path), printable(added), a.Reads)
+		fmt.Fprintf(d.out, "  %-13s %s\n      pbwrap adds: %s; %s\n", a.Name, printable(path), printable(added), a.Reads)
 		before := len(d.problems)
 		for _, f := range a.Doctor(env, root, reads) {
 			d.finding(f)
@@ -282,13 +284,13 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", printable(root), a.Name))
 		}
 		if len(d.problems) == before {
-			fmt.Printf("      at start: asks nothing because of pbwrap\n")
+			fmt.Fprintf(d.out, "      at start: asks nothing because of pbwrap\n")
 		} else {
-			fmt.Printf("      at start: see the problems below\n")
+			fmt.Fprintf(d.out, "      at start: see the problems below\n")
 		}
 	}
 	if found == 0 {
-		fmt.Println("  none of the agents pbwrap knows is on PATH (" + agent.Names(agent.All(), "") + "); pbwrap still wraps any command")
+		fmt.Fprintln(d.out, "  none of the agents pbwrap knows is on PATH ("+agent.Names(agent.All(), "")+"); pbwrap still wraps any command")
 	}
 }
 
@@ -296,7 +298,7 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 // made safe to print (an agent writes its own settings), and notes its
 // problem.
 func (d *doctor) finding(f agent.Finding) {
-	fmt.Printf("      %s\n", f.Line.Render(printable))
+	fmt.Fprintf(d.out, "      %s\n", f.Line.Render(printable))
 	if !f.Problem.IsZero() {
 		d.problem(f.Problem.Render(printable), f.Fix.Render(printable))
 	}

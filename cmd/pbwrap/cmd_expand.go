@@ -41,17 +41,17 @@ Symbolic links are followed here (pbwrap hook is stricter).
 	files:     true,
 }
 
-func runExpand(c *command, cfg *config, args []string) error {
+func runExpand(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
 	}
 	check := switchOn(fs, "check")
 	name := fs.Arg(0)
-	if (name == "" || name == "-") && stdinIsTerminal() {
-		fmt.Fprintln(os.Stderr, readingStdin)
+	if (name == "" || name == "-") && std.inTerminal() {
+		fmt.Fprintln(std.err, readingStdin)
 	}
-	src, err := readInput(name)
+	src, err := readInput(std, name)
 	if err != nil {
 		return err
 	}
@@ -63,13 +63,13 @@ func runExpand(c *command, cfg *config, args []string) error {
 		out, errs = pasteref.ExpandAll(src)
 	}
 	if len(errs) > 0 {
-		reportBadRefs(os.Stderr, inputName(name), errs, check)
+		reportBadRefs(std.err, inputName(name), errs, check)
 		return quietExit(1)
 	}
 	if check {
 		return nil
 	}
-	_, err = os.Stdout.Write(out)
+	_, err = std.out.Write(out)
 	return err
 }
 
@@ -106,9 +106,9 @@ func inputName(name string) string {
 const readingStdin = "pbwrap expand: reading standard input; end it with Ctrl-D at the start of a line (or give a FILE)"
 
 // readInput reads a named file, or standard input for "" or "-".
-func readInput(name string) ([]byte, error) {
+func readInput(std *streams, name string) ([]byte, error) {
 	if name == "" || name == "-" {
-		return io.ReadAll(os.Stdin)
+		return io.ReadAll(std.in)
 	}
 	return os.ReadFile(name)
 }

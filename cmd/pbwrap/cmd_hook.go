@@ -116,7 +116,7 @@ func hookHelp() string {
 	return b.String()
 }
 
-func runHook(c *command, cfg *config, args []string) error {
+func runHook(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
@@ -130,18 +130,18 @@ func runHook(c *command, cfg *config, args []string) error {
 	}
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
-	in, err := io.ReadAll(io.LimitReader(os.Stdin, pasteref.MaxHookInput+1))
+	in, err := io.ReadAll(io.LimitReader(std.in, pasteref.MaxHookInput+1))
 	if err != nil {
-		return hookRefused(err)
+		return hookRefused(std, err)
 	}
 	out, err := a.Hook.Protocol.Answer(in, hookDirs(cfg))
 	if err != nil {
-		return hookRefused(err)
+		return hookRefused(std, err)
 	}
-	if _, err := os.Stdout.Write(out); err != nil {
+	if _, err := std.out.Write(out); err != nil {
 		// An answer lost on the way would let the call through with its
 		// references unexpanded: block it instead.
-		return hookRefused(err)
+		return hookRefused(std, err)
 	}
 	return nil
 }
@@ -163,7 +163,7 @@ func hookDirs(cfg *config) []string {
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
 // which the agents show to the model (and pbwrap's Pi extension gives Pi
 // as the reason).
-func hookRefused(err error) error {
-	fmt.Fprintf(os.Stderr, "pbwrap hook: %v\n", err)
+func hookRefused(std *streams, err error) error {
+	fmt.Fprintf(std.err, "pbwrap hook: %v\n", err)
 	return quietExit(2)
 }

@@ -60,7 +60,7 @@ type savedPaste struct {
 	Live    bool      `json:"live"`
 }
 
-func runList(c *command, cfg *config, args []string) error {
+func runList(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
@@ -70,18 +70,18 @@ func runList(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	pastes, _, err := loadPastes(root)
+	pastes, _, err := loadPastes(std, root)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return printPastesJSON(os.Stdout, root, pastes)
+		return printPastesJSON(std.out, root, pastes)
 	}
 	if len(pastes) == 0 {
-		fmt.Printf("no saved pastes under %s\n", printable(root))
+		fmt.Fprintf(std.out, "no saved pastes under %s\n", printable(root))
 		return nil
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(std.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "TIME\tSESSION\tN\tLINES\tSIZE\t PATH")
 	for _, p := range pastes {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t %s\n", p.Time.Local().Format("2006-01-02 15:04:05"), printable(p.Short), p.N, p.Lines, humanBytes(p.Bytes), printable(p.Path))
@@ -112,8 +112,8 @@ func printPastesJSON(w io.Writer, root string, pastes []savedPaste) error {
 // (a file reused for the same text is listed at its latest use). The
 // sessions whose manifest cannot be used are named on stderr (see
 // listSessions).
-func loadPastes(root string) ([]savedPaste, []store.SessionSummary, error) {
-	sessions, err := listSessions(root)
+func loadPastes(std *streams, root string) ([]savedPaste, []store.SessionSummary, error) {
+	sessions, err := listSessions(std, root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,7 +151,7 @@ func loadPastes(root string) ([]savedPaste, []store.SessionSummary, error) {
 // leave out and why: a manifest that is missing, cannot be read, or that
 // store.ReadManifest refused (forged, too large, malformed). A session
 // being made (live, its manifest not yet written) is left out silently.
-func listSessions(root string) ([]store.SessionSummary, error) {
+func listSessions(std *streams, root string) ([]store.SessionSummary, error) {
 	sessions, err := store.ListSessions(root)
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func listSessions(root string) ([]store.SessionSummary, error) {
 		if s.Err != nil {
 			why = s.Err.Error()
 		}
-		fmt.Fprintf(os.Stderr, "pbwrap: skipped session %s: %s\n", printable(s.ID), printable(why))
+		fmt.Fprintf(std.err, "pbwrap: skipped session %s: %s\n", printable(s.ID), printable(why))
 	}
 	return sessions, nil
 }

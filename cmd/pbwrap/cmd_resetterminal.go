@@ -32,7 +32,7 @@ stty sane too.`,
 	lenient: true,
 }
 
-func runResetTerminal(c *command, cfg *config, args []string) error {
+func runResetTerminal(c *command, std *streams, cfg *config, args []string) error {
 	if err := c.parse(cfg, c.flags(cfg), args, 0); err != nil {
 		return err
 	}

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/store"
-	"golang.org/x/term"
 )
 
 var setupCommand = &command{
@@ -80,11 +78,11 @@ changes nothing.`
 // askOnTerminal asks the user, on a terminal, whether to write the
 // change; it returns asked false, without asking, when standard input is
 // not a terminal.
-func askOnTerminal(question string) (asked, yes bool, err error) {
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
+func askOnTerminal(std *streams, question string) (asked, yes bool, err error) {
+	if !std.inTerminal() {
 		return false, false, nil
 	}
-	yes, err = confirm(os.Stdin, os.Stdout, question)
+	yes, err = confirm(std.in, std.out, question)
 	return true, yes, err
 }
 
@@ -103,7 +101,7 @@ func confirm(r io.Reader, w io.Writer, question string) (bool, error) {
 	return false, nil
 }
 
-func runSetup(c *command, cfg *config, args []string) error {
+func runSetup(c *command, std *streams, cfg *config, args []string) error {
 	// Setup uses none of pbwrap's settings but the root: a broken one does
 	// not stop it.
 	fs := c.flags(cfg)
@@ -138,7 +136,7 @@ func runSetup(c *command, cfg *config, args []string) error {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	if printOnly {
-		_, err = os.Stdout.Write(a.Hook.Snippet(prog))
+		_, err = std.out.Write(a.Hook.Snippet(prog))
 		return err
 	}
 	run := &agent.Run{Env: env, Prog: prog}
@@ -151,11 +149,11 @@ func runSetup(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
-	return runPlan(a, verb, plan, prog, why, yes, remove)
+	return runPlan(std, a, verb, plan, prog, why, yes, remove)
 }
 
 // runPlan shows the planned changes, asks (unless yes) and writes them.
-func runPlan(a *agent.Agent, verb string, plan []*agent.Change, prog, why string, yes, remove bool) error {
+func runPlan(std *streams, a *agent.Agent, verb string, plan []*agent.Change, prog, why string, yes, remove bool) error {
 	var changed []*agent.Change
 	for _, p := range plan {
 		if p.Changed() {
@@ -163,63 +161,63 @@ func runPlan(a *agent.Agent, verb string, plan []*agent.Change, prog, why string
 		}
 	}
 	if len(changed) == 0 {
-		fmt.Printf("pbwrap %s: %s: nothing to change\n", verb, unchanged(a, plan, prog, remove))
+		fmt.Fprintf(std.out, "pbwrap %s: %s: nothing to change\n", verb, unchanged(a, plan, prog, remove))
 		return nil
 	}
 	var paths []string
 	for _, p := range changed {
-		fmt.Printf("pbwrap %s: %s", verb, printable(p.Path))
+		fmt.Fprintf(std.out, "pbwrap %s: %s", verb, printable(p.Path))
 		if p.Path != p.Name {
-			fmt.Printf(" (%s links to it)", printable(p.Name))
+			fmt.Fprintf(std.out, " (%s links to it)", printable(p.Name))
 		}
-		fmt.Printf(": %s\n", p.What)
+		fmt.Fprintf(std.out, ": %s\n", p.What)
 		paths = append(paths, printable(p.Path))
 	}
 	if !remove {
-		fmt.Printf("the hook runs: %s", printable(a.Hook.Command(prog)))
+		fmt.Fprintf(std.out, "the hook runs: %s", printable(a.Hook.Command(prog)))
 		if why != "" {
-			fmt.Printf(" (%s)", why)
+			fmt.Fprintf(std.out, " (%s)", why)
 		}
-		fmt.Println()
+		fmt.Fprintln(std.out)
 	}
-	fmt.Println()
+	fmt.Fprintln(std.out)
 	for _, p := range changed {
-		fmt.Printf("%s\n", unifiedDiff(p.Path, p.Old, p.New))
+		fmt.Fprintf(std.out, "%s\n", unifiedDiff(p.Path, p.Old, p.New))
 	}
 	if !yes {
 		question := "Write this change to " + paths[0] + "?"
 		if len(paths) > 1 {
 			question = "Write these changes to " + strings.Join(paths, " and ") + "?"
 		}
-		asked, ok, err := askOnTerminal(question)
+		asked, ok, err := askOnTerminal(std, question)
 		switch {
 		case err != nil:
 			return fmt.Errorf("%s: %w", verb, err)
 		case !asked:
 			return fmt.Errorf("%s: not written: standard input is not a terminal to ask on (--yes writes it)", verb)
 		case !ok:
-			fmt.Println("not written")
+			fmt.Fprintln(std.out, "not written")
 			return nil // Declining is an answer, not a failure, as for clean --all.
 		}
 	}
 	for _, p := range changed {
 		backup, err := p.Write()
 		if backup != "" {
-			fmt.Printf("backup: %s\n", printable(backup))
+			fmt.Fprintf(std.out, "backup: %s\n", printable(backup))
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", verb, err)
 		}
 		if p.New == nil {
-			fmt.Printf("removed %s\n", printable(p.Path))
+			fmt.Fprintf(std.out, "removed %s\n", printable(p.Path))
 		} else {
-			fmt.Printf("wrote %s\n", printable(p.Path))
+			fmt.Fprintf(std.out, "wrote %s\n", printable(p.Path))
 		}
 	}
 	if remove {
-		fmt.Printf("pbwrap %s: done: %s\n", verb, a.Hook.AfterRemove)
+		fmt.Fprintf(std.out, "pbwrap %s: done: %s\n", verb, a.Hook.AfterRemove)
 	} else {
-		fmt.Printf("pbwrap %s: done: %s\n", verb, a.Hook.After)
+		fmt.Fprintf(std.out, "pbwrap %s: done: %s\n", verb, a.Hook.After)
 	}
 	return nil
 }

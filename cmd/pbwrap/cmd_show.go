@@ -44,7 +44,7 @@ func showArgs(cfg *config, prev []string) []string {
 	if err != nil {
 		return words
 	}
-	pastes, _, err := loadPastes(root)
+	pastes, _, err := loadPastes(&streams{out: io.Discard, err: io.Discard}, root)
 	if err != nil {
 		return words
 	}
@@ -56,7 +56,7 @@ func showArgs(cfg *config, prev []string) []string {
 	return words
 }
 
-func runShow(c *command, cfg *config, args []string) error {
+func runShow(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 1); err != nil {
 		return err
@@ -69,7 +69,7 @@ func runShow(c *command, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	pastes, sessions, err := loadPastes(root)
+	pastes, sessions, err := loadPastes(std, root)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func runShow(c *command, cfg *config, args []string) error {
 			if _, err := findPaste(root, own, pastes, sessions); err == nil {
 				which = own
 			} else if len(pastes) > 0 {
-				fmt.Fprintf(os.Stderr, "pbwrap show: this session (%s) has saved no paste: the newest of all, from session %s\n",
+				fmt.Fprintf(std.err, "pbwrap show: this session (%s) has saved no paste: the newest of all, from session %s\n",
 					printable(shortID(own)), shortID(pastes[0].Session))
 			}
 		}
@@ -94,7 +94,7 @@ func runShow(c *command, cfg *config, args []string) error {
 		return printableError(err)
 	}
 	defer f.Close()
-	_, err = io.Copy(os.Stdout, f)
+	_, err = io.Copy(std.out, f)
 	return err
 }
 

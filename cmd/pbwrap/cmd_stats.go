@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -70,7 +69,7 @@ type tally struct {
 	Fallback int64  `json:"fallback"`
 }
 
-func runStats(c *command, cfg *config, args []string) error {
+func runStats(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
@@ -93,13 +92,13 @@ func runStats(c *command, cfg *config, args []string) error {
 	}
 	rows, total, first := tallyCounts(counters.Counts, since)
 	if asJSON {
-		return printStatsJSON(os.Stdout, root, first, rows, total)
+		return printStatsJSON(std.out, root, first, rows, total)
 	}
 	if first == "" {
-		fmt.Printf("no pastes recorded under %s%s\n", printable(root), sinceText(since))
+		fmt.Fprintf(std.out, "no pastes recorded under %s%s\n", printable(root), sinceText(since))
 		return nil
 	}
-	return printTallies(os.Stdout, append(rows, total), first, since)
+	return printTallies(std.out, append(rows, total), first, since)
 }
 
 // parseSince turns --since into the first day to count (store.DayLayout,

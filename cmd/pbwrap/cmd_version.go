@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"runtime/debug"
 )
@@ -77,7 +77,7 @@ func currentVersion() buildVersion {
 // versionString is the version alone, as the manifest records it.
 func versionString() string { return currentVersion().Version }
 
-func runVersion(c *command, cfg *config, args []string) error {
+func runVersion(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
@@ -85,16 +85,16 @@ func runVersion(c *command, cfg *config, args []string) error {
 	asJSON := switchOn(fs, "json")
 	v := currentVersion()
 	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	printVersion()
+	printVersion(std.out)
 	return nil
 }
 
 // printVersion prints what pbwrap version, pbwrap --version and -v print.
-func printVersion() { fmt.Print(currentVersion().text()) }
+func printVersion(w io.Writer) { fmt.Fprint(w, currentVersion().text()) }
 
 // text is the version as pbwrap version prints it: the version on the
 // first line, then what it was built from and with.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // A command is one of pbwrap's own verbs.
@@ -16,7 +18,7 @@ type command struct {
 	usage   string // the usage line, after "pbwrap "
 	summary string // one line for pbwrap help
 	help    string // what --help prints after the usage line
-	run     func(c *command, cfg *config, args []string) error
+	run     func(c *command, std *streams, cfg *config, args []string) error
 
 	// globals are the settings (by flag) the command uses, which it
 	// accepts after its name too; allGlobals accepts every one.
@@ -37,6 +39,22 @@ type command struct {
 	// func) when there are none to offer. files: it takes a file.
 	args  func(cfg *config, prev []string) []string
 	files bool
+}
+
+// streams are what a command reads and writes: pbwrap's standard input,
+// output and error (osStreams), or a test's.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+	// inTerminal reports whether in is a terminal, where a command may
+	// ask the user.
+	inTerminal func() bool
+}
+
+// osStreams are the process's standard streams.
+func osStreams() *streams {
+	return &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+		inTerminal: func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }}
 }
 
 // A flagDecl is a flag of one of pbwrap's commands.
@@ -109,15 +127,14 @@ func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
 
 // parse parses the command's arguments, flags and words in any order (up
 // to a --), allowing at most maxArgs words, which fs.Args then returns.
-// It returns errHelpShown after printing the command's help for -h or
-// --help. Then it loads the configuration: a bad setting is an error,
+// It returns errHelpWanted for -h or --help, for run to print the
+// command's help. Then it loads the configuration: a bad setting is an error,
 // except for a lenient command.
 func (c *command) parse(cfg *config, fs *flag.FlagSet, args []string, maxArgs int) error {
 	words, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			c.printHelp(os.Stdout, cfg)
-			return errHelpShown
+			return errHelpWanted
 		}
 		return c.usagef("%s", flagError(fs, args, err))
 	}
@@ -168,8 +185,9 @@ func (v switchValue) Set(s string) error {
 	return nil
 }
 
-// errHelpShown ends a command successfully after its help was printed.
-var errHelpShown = errors.New("help shown")
+// errHelpWanted: the command was asked for its help (-h, --help), which
+// run prints instead of running it.
+var errHelpWanted = errors.New("help wanted")
 
 func (c *command) printHelp(w io.Writer, cfg *config) {
 	fmt.Fprintf(w, "usage: pbwrap %s\n\n%s\n", c.usage, strings.TrimSpace(c.summary)+".")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -162,27 +161,27 @@ func wrapText(text string, width int) []string {
 	return append(lines, line)
 }
 
-func runHelp(c *command, cfg *config, args []string) error {
+func runHelp(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 2); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fmt.Print(helpText())
+		fmt.Fprint(std.out, helpText())
 		return nil
 	}
 	name := fs.Arg(0)
 	if name == "agents" && fs.NArg() == 2 {
-		return printAgentHelp(c, cfg, fs.Arg(1))
+		return printAgentHelp(c, std, cfg, fs.Arg(1))
 	}
 	if fs.NArg() > 1 {
 		return c.usagef("unexpected argument %q", fs.Arg(1))
 	}
 	for _, t := range helpTopics {
 		if t.name == name {
-			fmt.Print(withRefFormat(t.text, cfg.refFormat))
+			fmt.Fprint(std.out, withRefFormat(t.text, cfg.refFormat))
 			if t.note != "" {
-				fmt.Fprint(os.Stderr, t.note)
+				fmt.Fprint(std.err, t.note)
 			}
 			return nil
 		}
@@ -191,7 +190,7 @@ func runHelp(c *command, cfg *config, args []string) error {
 	if topic == nil {
 		return usagef("no command or topic %q%s", name, helpChoices(name))
 	}
-	topic.printHelp(os.Stdout, cfg)
+	topic.printHelp(std.out, cfg)
 	return nil
 }
 
@@ -277,10 +276,10 @@ func agentHelpWords() []string {
 // printAgentHelp prints the instructions for one agent, and on standard
 // error what the user has to do for them to hold. "AGENT-extension"
 // prints pbwrap's extension for an agent that loads its hook from one.
-func printAgentHelp(c *command, cfg *config, name string) error {
+func printAgentHelp(c *command, std *streams, cfg *config, name string) error {
 	if base, ok := strings.CutSuffix(name, "-extension"); ok {
 		if a := agent.Find(base); a != nil && a.Hook != nil && a.Hook.Extension != nil {
-			fmt.Print(a.Hook.Extension.Text)
+			fmt.Fprint(std.out, a.Hook.Extension.Text)
 			return nil
 		}
 	}
@@ -288,12 +287,12 @@ func printAgentHelp(c *command, cfg *config, name string) error {
 	if a == nil {
 		return usagef("no agent %q (pbwrap knows %s; pi-extension prints pbwrap's Pi extension)", name, agent.Names(agent.All(), ""))
 	}
-	fmt.Print(withRefFormat(agent.Instructions(a), cfg.refFormat))
+	fmt.Fprint(std.out, withRefFormat(agent.Instructions(a), cfg.refFormat))
 	if a.Hook == nil {
-		fmt.Fprintf(os.Stderr, "pbwrap help agents %s: pbwrap has no hook for %s, so these instructions\nleave out {{file:...}} references\n", a.Name, a.Name)
+		fmt.Fprintf(std.err, "pbwrap help agents %s: pbwrap has no hook for %s, so these instructions\nleave out {{file:...}} references\n", a.Name, a.Name)
 		return nil
 	}
-	fmt.Fprintf(os.Stderr, "pbwrap help agents %s: the {{file:...}} references need pbwrap's hook:\n"+
+	fmt.Fprintf(std.err, "pbwrap help agents %s: the {{file:...}} references need pbwrap's hook:\n"+
 		"pbwrap setup %s installs it, after it shows the change and asks (pbwrap setup --print %s\nshows it without installing it)\n", a.Name, a.Name, a.Name)
 	return nil
 }

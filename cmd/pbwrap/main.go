@@ -44,7 +44,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == ptyproxy.ShimArg {
 		os.Exit(ptyproxy.RunShim(os.Args[2:]))
 	}
-	os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
+	os.Exit(exitCode(run(osStreams(), os.Args[1:]), os.Stderr))
 }
 
 // quietExit ends pbwrap with its exit status and no message: the wrapped
@@ -82,7 +82,7 @@ func exitCode(err error, stderr io.Writer) int {
 		execErr *ptyproxy.ExecError
 	)
 	switch {
-	case err == nil, errors.Is(err, errHelpShown):
+	case err == nil, errors.Is(err, errHelpWanted):
 		return 0
 	case errors.As(err, &status):
 		return int(status)

@@ -64,9 +64,9 @@ func TestExitCodeOneLine(t *testing.T) {
 		err  error
 		want string
 	}{
-		{run([]string{"--fo\no", "true"}), "pbwrap: unknown flag --fo\\no; see pbwrap --help\n"},
-		{run([]string{"list", "--x\x1b[2Jy"}), "pbwrap: unknown flag --x\\x1b[2Jy; see pbwrap list --help\n"},
-		{run([]string{"--min-bytes", "1\x9b2", "true"}), "pbwrap: --min-bytes=\"1\\x9b2\": want a whole number of bytes, at least 1\n"},
+		{run(osStreams(), []string{"--fo\no", "true"}), "pbwrap: unknown flag --fo\\no; see pbwrap --help\n"},
+		{run(osStreams(), []string{"list", "--x\x1b[2Jy"}), "pbwrap: unknown flag --x\\x1b[2Jy; see pbwrap list --help\n"},
+		{run(osStreams(), []string{"--min-bytes", "1\x9b2", "true"}), "pbwrap: --min-bytes=\"1\\x9b2\": want a whole number of bytes, at least 1\n"},
 		{usagef("bad \xff byte\r"), "pbwrap: bad \\xff byte\\r\n"},
 		{errors.New("open /tmp/a\nb\x1b]0;t\a: no"), "pbwrap: open /tmp/a\\nb\\x1b]0;t\\a: no\n"},
 		{errors.New("keeps «this» and a \\ as they are"), "pbwrap: keeps «this» and a \\ as they are\n"},

@@ -13,7 +13,7 @@ import (
 // pbwrap's flags stop at the first word that is not a flag: that word is
 // one of pbwrap's commands, which takes the flags it uses after its name
 // too (command.parse), or the command to wrap, whose flags are its own.
-func run(args []string) error {
+func run(std *streams, args []string) error {
 	cfg := newConfig()
 	fs := flag.NewFlagSet("pbwrap", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -22,7 +22,7 @@ func run(args []string) error {
 	fs.BoolVar(showVersion, "v", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Print(helpText())
+			fmt.Fprint(std.out, helpText())
 			return nil
 		}
 		return commandLinef("%s", flagError(fs, args, err))
@@ -32,7 +32,7 @@ func run(args []string) error {
 		if len(rest) > 0 {
 			return commandLinef("unexpected argument %q after --version (pbwrap version takes no command)", rest[0])
 		}
-		printVersion()
+		printVersion(std.out)
 		return nil
 	}
 	if len(rest) == 0 {
@@ -40,7 +40,12 @@ func run(args []string) error {
 	}
 	afterDashDash := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
 	if c := findCommand(rest[0]); c != nil && !afterDashDash {
-		return c.run(c, cfg, rest[1:])
+		err := c.run(c, std, cfg, rest[1:])
+		if errors.Is(err, errHelpWanted) {
+			c.printHelp(std.out, cfg)
+			return nil
+		}
+		return err
 	}
 	if err := cfg.load(); err != nil {
 		return err
