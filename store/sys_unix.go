@@ -1,4 +1,4 @@
-//go:build unix && !aix
+//go:build darwin || freebsd || linux
 
 // The calls the store needs of a Unix system: O_NOFOLLOW, flock(2),
 // F_DUPFD_CLOEXEC, the owner of a file. golang.org/x/sys/unix has them for
