@@ -772,7 +772,7 @@ func (in *Input) repeat(ps *paste, sum string) bool {
 // the one in use while it passes store.Session.Check (the root safe, the
 // session directory the one made), else whatever cfg.Open returns, which
 // checks again and makes the session anew when it is gone (see
-// cmd/pbwrap's sessionOpener). So a store whose root or session directory
+// store.Opener). So a store whose root or session directory
 // was removed saves again from the next large paste, and a root replaced
 // by a symlink is refused, the paste going inline, before anything is
 // written through it.

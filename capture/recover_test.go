@@ -13,8 +13,8 @@ import (
 	"github.com/pbwrap/pbwrap/store"
 )
 
-// newRecoveringRig is a rig whose Open behaves as cmd/pbwrap's
-// sessionOpener: it returns the session in use while it passes its check,
+// newRecoveringRig is a rig whose Open behaves as store.Opener does
+// for pbwrap: it returns the session in use while it passes its check,
 // refuses what the check refuses, and makes a new session when the old
 // one is gone.
 func newRecoveringRig(t *testing.T) *rig {

@@ -20,12 +20,15 @@
 //
 // Run pbwrap --help for the flags and environment variables.
 //
-// The code: main.go decides the exit status; run.go reads the command
-// line; config.go holds the settings (flags, environment and config
-// file); help.go makes the help from the tables of commands and settings;
-// commands.go is the command table, and each cmd_*.go one command;
-// wrap.go runs a command wrapped, with agents.go for what known agents
-// need.
+// The code is wiring: main.go decides the exit status; run.go reads the
+// command line; config.go holds the settings (flags, environment and
+// config file); commands.go is the command table, each command a value
+// with its flags, its arguments and its run, which takes its streams, and
+// each cmd_*.go one command; help.go, man.go and cmd_completion.go make
+// the help, the man page and the completion scripts from those tables;
+// wrap.go runs a command wrapped. What pbwrap knows of each agent is in
+// package agent, the paste check in internal/pastecheck, the store in
+// store, the terminal in bracketed, capture and ptyproxy.
 package main
 
 import (
