@@ -115,8 +115,8 @@ func (p *Protocol) tool(name string) *Tool {
 //     that points inside), so that nothing renamed or linked in between a
 //     check and the open can lead the open elsewhere; ".." may not climb
 //     out. The opened file is then checked and read from that descriptor;
-//   - only a regular file (ErrNotRegular) and, below the working directory,
-//     one with a single hard link (ErrHardLink);
+//   - only a regular file (ErrNotRegular) with a single hard link
+//     (ErrHardLink), in the root as below the working directory;
 //   - only text that is valid UTF-8 (ErrNotText).
 //
 // err is returned only for input that is not a call at all (not JSON, a

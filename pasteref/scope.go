@@ -28,12 +28,13 @@ var ErrOutsideScope = errors.New("outside the working directory and pbwrap's pas
 var ErrSymlink = errors.New("the path goes through a symbolic link, which a hook does not follow " +
 	"(refer to the file by its real path)")
 
-// ErrHardLink: outside pbwrap's root a hook expands only files with a
-// single link. A second hard link in the working directory to a file
-// outside it (ln ~/.ssh/id_ed25519 x) looks like any file of the working
-// directory, and nothing can tell which of its names is the original.
+// ErrHardLink: a hook expands only files with a single link. A second
+// hard link in the working directory or in pbwrap's root (where the agent
+// can write too) to a file elsewhere (ln ~/.ssh/id_ed25519 x) looks like
+// any file there, and nothing can tell which of its names is the
+// original. pbwrap's own paste files have one link.
 var ErrHardLink = errors.New("the file has more than one hard link, so it may be a file from " +
-	"outside the working directory: a hook expands such a file only in pbwrap's paste root")
+	"outside the working directory or pbwrap's root: a hook expands only a file with a single link")
 
 // errRootCwd explains why "/" is not taken as a working directory.
 var errRootCwd = errors.New("the working directory is /, which a hook does not take as a scope: it would expose every file")
@@ -59,7 +60,7 @@ type scopeDir struct {
 	real  string   // resolved
 	dir   *os.File // nil when err is set
 	err   error    // why it could not be opened
-	root  bool     // pbwrap's root: a file with several links is allowed
+	root  bool     // pbwrap's root: preferred when a path is below both
 }
 
 // newScope opens the agent's working directory and pbwrap's root
@@ -132,8 +133,7 @@ func (s *scope) Close() {
 }
 
 // open opens path for a hook: below the scope directory it names, without
-// following any symbolic link, and only a regular file, with a single link
-// unless it is in pbwrap's root.
+// following any symbolic link, and only a regular file with a single link.
 func (s *scope) open(path string) (io.ReadCloser, error) {
 	d, rel := s.find(path)
 	if d == nil {
@@ -149,16 +149,15 @@ func (s *scope) open(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, openError(path, err)
 	}
-	if err := checkFile(f, path, d.root); err != nil {
+	if err := checkFile(f, path); err != nil {
 		_ = f.Close() // Best effort: nothing was read.
 		return nil, err
 	}
 	return f, nil
 }
 
-// checkFile checks the opened file: regular, and with one link unless
-// links are allowed.
-func checkFile(f *os.File, path string, linksOK bool) error {
+// checkFile checks the opened file: regular, with one link.
+func checkFile(f *os.File, path string) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -166,7 +165,7 @@ func checkFile(f *os.File, path string, linksOK bool) error {
 	if err := regular(fi, path); err != nil {
 		return err
 	}
-	if n := links(fi); n > 1 && !linksOK {
+	if n := links(fi); n > 1 {
 		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (it has %d)", ErrHardLink, n)}
 	}
 	return nil

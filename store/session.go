@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -323,11 +325,17 @@ func (s *Session) CreateTemp() (*Temp, error) {
 	return &Temp{s: s, f: f, path: f.Name(), fi: fi}, nil
 }
 
-// maxPasteSkips bounds how many paste-<n>.txt names CommitPaste skips
-// because they already exist. Only the user's own processes can create
-// names in the 0700 session directory, so this only keeps a bug or a
-// runaway script from looping CommitPaste forever.
-const maxPasteSkips = 1000
+// Paste names that exist already are skipped: the agent, a process of the
+// user's, can write in the session directory, and may have taken the next
+// names (by mistake, or to make every paste go inline). CommitPaste tries
+// the next few names one by one (pasteTries), then jumps past the highest
+// paste-<n>.txt in the directory, a few times (pasteJumps); only a name at
+// maxPasteN stops it, since no higher one can follow.
+const (
+	pasteTries = 16
+	pasteJumps = 4
+	maxPasteN  = 1 << 30
+)
 
 // CommitPaste turns t into the session's next paste file, paste-<n>.txt
 // with n counting from 1, mode 0600, and returns n and its path. It checks
@@ -418,24 +426,50 @@ func (s *Session) link(t *Temp) (saved, error) {
 }
 
 // linkNext links the temp file to the first paste name from s.next that
-// does not exist, and returns its number and path.
+// does not exist, skipping the names taken behind the session's back (see
+// pasteTries), and returns its number and path.
 func (s *Session) linkNext(t *Temp) (n int, path string, err error) {
 	first := s.next
-	for range maxPasteSkips {
-		n, path = s.next, filepath.Join(s.Dir, pasteName(s.next))
-		s.next++
-		err = os.Link(t.path, path)
-		if !errors.Is(err, fs.ErrExist) {
-			break
+	for range pasteJumps + 1 {
+		for range pasteTries {
+			if s.next >= maxPasteN {
+				return 0, "", fmt.Errorf("store: commit paste %s: paste names are taken up to %s", t.path, pasteName(maxPasteN))
+			}
+			n, path = s.next, filepath.Join(s.Dir, pasteName(s.next))
+			s.next++
+			err = os.Link(t.path, path)
+			if !errors.Is(err, fs.ErrExist) {
+				if err != nil {
+					return 0, "", fmt.Errorf("store: commit paste: %w", err)
+				}
+				return n, path, nil
+			}
+		}
+		if high := highestPaste(s.Dir); high >= s.next {
+			s.next = min(high+1, maxPasteN)
 		}
 	}
-	switch {
-	case errors.Is(err, fs.ErrExist):
-		return 0, "", fmt.Errorf("store: commit paste %s: %s to %s all exist", t.path, pasteName(first), pasteName(n))
-	case err != nil:
-		return 0, "", fmt.Errorf("store: commit paste: %w", err)
+	return 0, "", fmt.Errorf("store: commit paste %s: %s to %s and those after them are taken", t.path, pasteName(first), pasteName(n))
+}
+
+// highestPaste returns the highest n of the paste-<n>.txt names in dir, 0
+// when there is none or dir cannot be read.
+func highestPaste(dir string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
 	}
-	return n, path, nil
+	high := 0
+	for _, e := range entries {
+		num, ok := strings.CutPrefix(e.Name(), "paste-")
+		if num, ok = strings.CutSuffix(num, ".txt"); !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(num); err == nil && n > high && num == strconv.Itoa(n) {
+			high = min(n, maxPasteN)
+		}
+	}
+	return high
 }
 
 func pasteName(n int) string { return fmt.Sprintf("paste-%d.txt", n) }

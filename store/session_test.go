@@ -277,20 +277,47 @@ func TestCommitPasteNeverOverwrites(t *testing.T) {
 	checkNoTemps(t, s.Dir)
 }
 
-// When no name is free, CommitPaste fails and keeps the temp file, so the
-// caller can replay the paste inline: nothing is lost.
-func TestCommitPasteNoFreeName(t *testing.T) {
+// Names taken behind the session's back (the agent can write in the
+// session directory) are skipped, however many: a thousand taken names, or
+// names taken far ahead, do not make the paste go inline (issue 28). Only a
+// name at the highest number stops it; then CommitPaste fails and keeps the
+// temp file, so the caller can replay the paste inline: nothing is lost.
+func TestCommitPasteSkipsTakenNames(t *testing.T) {
 	s := newSession(t, newRoot(t))
-	for n := 1; n <= maxPasteSkips; n++ {
+	take := func(n int) {
+		t.Helper()
 		if err := os.WriteFile(filepath.Join(s.Dir, pasteName(n)), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for n := 1; n <= 1000; n++ {
+		take(n)
+	}
+	if n, _, _ := commit(t, s, "after a thousand\n"); n != 1001 {
+		t.Errorf("paste after paste-1..1000.txt were taken got n=%d, want 1001", n)
+	}
+	take(1002)
+	take(1003)
+	take(50000)
+	if n, _, _ := commit(t, s, "far ahead\n"); n != 1004 {
+		t.Errorf("paste after paste-1002,1003.txt were taken got n=%d, want 1004", n)
+	}
+	for n := 1005; n < 1005+pasteTries; n++ {
+		take(n)
+	}
+	if n, _, _ := commit(t, s, "jumped\n"); n != 50001 {
+		t.Errorf("paste after %d names in a row were taken got n=%d, want 50001, after the highest", pasteTries, n)
+	}
+
+	take(maxPasteN)
+	for n := 50002; n < 50002+pasteTries; n++ {
+		take(n)
 	}
 	const text = "must not be lost\n"
 	tmp := writeTemp(t, s, text)
 	n, path, _, err := s.CommitPaste(tmp, sum(text))
 	if err == nil {
-		t.Fatalf("CommitPaste with paste-1..%d.txt taken = %d, %s; want an error", maxPasteSkips, n, path)
+		t.Fatalf("CommitPaste with %s taken = %d, %s; want an error", pasteName(maxPasteN), n, path)
 	}
 	if !strings.Contains(err.Error(), tmp.Path()) {
 		t.Errorf("error %q does not name the temp file", err)
@@ -302,11 +329,6 @@ func TestCommitPasteNoFreeName(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkNoTemps(t, s.Dir)
-
-	// Later pastes go on after the taken names.
-	if n, _, _ := commit(t, s, "next\n"); n != maxPasteSkips+1 {
-		t.Errorf("next paste got n=%d, want %d", n, maxPasteSkips+1)
-	}
 }
 
 // A reused paste must still be there; if it was removed, the text is

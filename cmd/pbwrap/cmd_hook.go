@@ -66,8 +66,9 @@ rules, so it is stricter than pbwrap expand:
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
   walk elsewhere), and read from that descriptor, so a link swapped in
   meanwhile cannot lead it elsewhere;
-- below the working directory it refuses a file with more than one hard
-  link, which may be a file from outside (ln ~/.ssh/id_ed25519 x);
+- it refuses a file with more than one hard link, in the working directory
+  as in the root (the agent can write in both), which may be a file from
+  elsewhere (ln ~/.ssh/id_ed25519 x);
 - it passes on only valid UTF-8 text (a hook passes text as JSON strings).
 
 It reads each file once per tool call, across all of the call's fields, and
