@@ -28,9 +28,10 @@ var claude = &Agent{
 			{Name: "MultiEdit", List: "edits", Item: "new_string"},
 			{Name: "NotebookEdit", Fields: []string{"new_source"}},
 		}},
-		File:    func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },
-		Where:   "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json",
-		Timeout: 30, TimeoutUnit: "seconds",
+		ReadRules: claudeReadRules,
+		File:      func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },
+		Where:     "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json",
+		Timeout:   30, TimeoutUnit: "seconds",
 		About: `It answers with the whole tool input, expanded, and no permission decision,
 so Claude Code asks exactly as it would have (an edit that would have asked
 the user still asks); a bad reference denies the call with the reason. The

@@ -48,6 +48,12 @@ type Hook struct {
 	// Comments: the agent reads its settings as JSON with comments.
 	Comments bool
 
+	// ReadRules returns the agent's own rules for reading files, as the
+	// hook honours them: a function that reports whether the agent's
+	// settings deny it reading path when working in cwd, and the rule
+	// that does. Nil for an agent that has no such rules.
+	ReadRules func(Env) func(cwd, path string) (rule string, denied bool)
+
 	// Extension is pbwrap's file the agent loads its hook from, for an
 	// agent that takes no hook in its settings; nil for the others.
 	Extension *Extension

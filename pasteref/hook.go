@@ -105,12 +105,12 @@ func answerSize(fields []field) int {
 
 // expandFields expands the fields of one call in one expansion, within the
 // scope, and puts the results in their objects.
-func expandFields(cwd string, dirs []string, fields []field) error {
+func expandFields(cwd string, sc Scope, fields []field) error {
 	docs := make([]*doc, len(fields))
 	for i, f := range fields {
 		docs[i] = f.doc
 	}
-	if err := expandInScope(cwd, dirs, docs); err != nil {
+	if err := expandInScope(cwd, sc, docs); err != nil {
 		return err
 	}
 	for _, f := range fields {
@@ -121,8 +121,8 @@ func expandFields(cwd string, dirs []string, fields []field) error {
 
 // expandInScope expands docs as a hook does: files only from the scope,
 // output only text, within MaxOutput as the answer carries it.
-func expandInScope(cwd string, dirs []string, docs []*doc) error {
-	s := newScope(cwd, dirs)
+func expandInScope(cwd string, sc Scope, docs []*doc) error {
+	s := newScope(cwd, sc)
 	defer s.Close()
 	if err := run(docs, s.open, true); err != nil {
 		return err

@@ -105,11 +105,11 @@ func (p *Protocol) tool(name string) *Tool {
 // The hook runs with all of the user's rights, outside the agent's
 // sandbox, so it reads files more strictly than Expand:
 //
-//   - only below the call's working directory (cwd) or one of dirs
-//     (ErrOutsideScope). Each of those directories is resolved once and
-//     opened; a reference may spell it as given, resolved, or through
-//     other symbolic links above it. "/" is never one of them, so a call
-//     from cwd "/" expands only files in dirs;
+//   - only below the call's working directory (cwd) or one of dirs, the
+//     paste roots (ErrOutsideScope). Each of those directories is resolved
+//     once and opened; a reference may spell it as given, resolved, or
+//     through other symbolic links above it. "/" is never one of them, so
+//     a call from cwd "/" expands only files in dirs;
 //   - below it, each file is opened once, from the directory's descriptor,
 //     following no symbolic link at any step (ErrSymlink, even for a link
 //     that points inside), so that nothing renamed or linked in between a
@@ -123,6 +123,16 @@ func (p *Protocol) tool(name string) *Tool {
 // field that is not a string); the caller must then block the call rather
 // than let an unexpanded reference through.
 func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
+	return p.AnswerScope(in, Scope{Roots: dirs})
+}
+
+// AnswerScope is Answer with the scope's rules besides (see Scope): the
+// paste roots' files only in their sessions, no working directory that
+// holds the home directory, no hidden directory of the home directory
+// reached from outside it, directories the user allowed, and the agent's
+// own read rules. A reference they keep out denies the call, with the
+// reason.
+func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	if len(in) > MaxHookInput {
 		return p.deny(inputTooLarge())
 	}
@@ -142,7 +152,7 @@ func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
 		return nil, nil
 	}
 	var perr *Error
-	switch err := expandFields(req.Cwd, dirs, fields); {
+	switch err := expandFields(req.Cwd, sc, fields); {
 	case errors.As(err, &perr):
 		return p.deny(perr)
 	case err != nil:

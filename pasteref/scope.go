@@ -39,6 +39,57 @@ var ErrHardLink = errors.New("the file has more than one hard link, so it may be
 // errRootCwd explains why "/" is not taken as a working directory.
 var errRootCwd = errors.New("the working directory is /, which a hook does not take as a scope: it would expose every file")
 
+// ErrHomeCwd: a working directory that is the user's home directory, or
+// above it, holds the user's keys and settings (~/.ssh, ~/.aws, the
+// agents' own credentials); a hook does not take it as a scope. The user
+// can name it in Scope.Allow (pbwrap's --hook-allow).
+var ErrHomeCwd = errors.New("the working directory is your home directory or above it, which a hook " +
+	"does not take as a scope: it holds your keys and settings (start the agent in a project " +
+	"directory, or let hooks read it with pbwrap's --hook-allow)")
+
+// ErrHidden: a file in a hidden directory of the user's home (~/.ssh,
+// ~/.aws, ~/.gnupg, ~/.config) is read only through a scope directory
+// inside that hidden directory: an agent working in ~/.config/nvim may
+// refer to its files, one working in the home directory (allowed) may not
+// refer to ~/.ssh/id_ed25519.
+var ErrHidden = errors.New("the file is in a hidden directory of your home directory (such as ~/.ssh), " +
+	"which a hook reads only when the agent works inside it or pbwrap's --hook-allow names it")
+
+// ErrNotSession: below pbwrap's root, a hook reads only the files of a
+// session directory, those pbwrap saved; anything else in it (or a root
+// set to a directory that holds other files) is not a paste.
+var ErrNotSession = errors.New("in pbwrap's paste root, a hook reads only the files of a session directory")
+
+// ErrDenied: the agent's own settings deny it reading the file; a hook,
+// which reads with all of the user's rights, honours them.
+var ErrDenied = errors.New("the agent's settings deny reading it")
+
+// A Scope is where a hook reads the files its references name, besides
+// the call's working directory, and what it keeps out of reach there. The
+// zero Scope reads below the working directory only, "/" excepted.
+type Scope struct {
+	// Roots are pbwrap's paste roots. Below a root, a reference may name
+	// only a file inside a directory whose name Session accepts, since
+	// everything pbwrap saves is in a session; with Session nil, any file.
+	Roots   []string
+	Session func(name string) bool
+
+	// Home is the user's home directory ("" for none). A working
+	// directory that is Home or above it is not taken as a scope
+	// (ErrHomeCwd), and a file in a hidden directory of Home is read only
+	// through a scope directory inside that hidden directory (ErrHidden).
+	Home string
+
+	// Allow are directories the user lets hooks read besides, as it
+	// would the working directory; Home itself may be one of them.
+	Allow []string
+
+	// Deny reports whether the agent's own rules deny it reading path,
+	// given the call's working directory, and the rule that does, which
+	// the model is shown (ErrDenied). Nil denies nothing.
+	Deny func(cwd, path string) (rule string, denied bool)
+}
+
 // beneath opens a name below a directory without following symbolic
 // links; a variable so that tests can force the portable walk.
 var beneath = fsutil.OpenBeneath
@@ -48,11 +99,24 @@ var beneath = fsutil.OpenBeneath
 // symbolic link, so that nothing swapped in between a check and the open
 // can lead the open elsewhere.
 type scope struct {
+	Scope
+	cwd          string
 	dirs         []*scopeDir
 	slashRefused bool     // a directory was "/": refused
+	homeRefused  bool     // the working directory was Home or above it: refused
+	homes        []string // Home as given and resolved
 	slash        *os.File // "/", from which the directories are opened
 	slashErr     error
 }
+
+// The kinds of scope directory.
+type dirKind int
+
+const (
+	cwdDir   dirKind = iota // the call's working directory
+	allowDir                // one the user allowed
+	rootDir                 // pbwrap's root: only its sessions' files
+)
 
 // scopeDir is one directory of a scope.
 type scopeDir struct {
@@ -60,28 +124,63 @@ type scopeDir struct {
 	real  string   // resolved
 	dir   *os.File // nil when err is set
 	err   error    // why it could not be opened
-	root  bool     // pbwrap's root: preferred when a path is below both
+	kind  dirKind
 }
 
-// newScope opens the agent's working directory and pbwrap's root
-// directories. Each is resolved once (filepath.EvalSymlinks: the
+// newScope opens the agent's working directory, the directories allowed
+// and pbwrap's roots. Each is resolved once (filepath.EvalSymlinks: the
 // directories themselves may be reached through symbolic links, as /tmp is
 // on macOS), then opened from "/" without following any link, so that a
 // link swapped in after the resolution fails the open. "/" is never a
-// scope. A directory that cannot be opened makes every reference below it
-// fail with the reason. The caller must Close the scope.
-func newScope(cwd string, roots []string) *scope {
-	s := &scope{}
+// scope, nor a working directory that is Home or above it. A directory
+// that cannot be opened makes every reference below it fail with the
+// reason. The caller must Close the scope.
+func newScope(cwd string, sc Scope) *scope {
+	s := &scope{Scope: sc, cwd: cwd}
 	s.slash, s.slashErr = os.Open("/")
-	s.add(cwd, false)
-	for _, r := range roots {
-		s.add(r, true)
+	if filepath.IsAbs(sc.Home) {
+		home := filepath.Clean(sc.Home)
+		s.homes = []string{home}
+		if real, err := filepath.EvalSymlinks(home); err == nil && real != home {
+			s.homes = append(s.homes, real)
+		}
+	}
+	if s.holdsHome(cwd) {
+		s.homeRefused = true
+	} else {
+		s.add(cwd, cwdDir)
+	}
+	for _, d := range sc.Allow {
+		s.add(d, allowDir)
+	}
+	for _, r := range sc.Roots {
+		s.add(r, rootDir)
 	}
 	return s
 }
 
+// holdsHome reports whether dir, as given or resolved, is the home
+// directory or above it.
+func (s *scope) holdsHome(dir string) bool {
+	if !filepath.IsAbs(dir) {
+		return false
+	}
+	names := []string{filepath.Clean(dir)}
+	if real, err := filepath.EvalSymlinks(names[0]); err == nil {
+		names = append(names, real)
+	}
+	for _, d := range names {
+		for _, h := range s.homes {
+			if _, ok := below(d, h); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // add adds one directory; one that is not absolute is ignored.
-func (s *scope) add(dir string, root bool) {
+func (s *scope) add(dir string, kind dirKind) {
 	if !filepath.IsAbs(dir) {
 		return
 	}
@@ -91,7 +190,7 @@ func (s *scope) add(dir string, root bool) {
 		s.slashRefused = true
 		return
 	}
-	d := &scopeDir{names: []string{given}, real: real, root: root}
+	d := &scopeDir{names: []string{given}, real: real, kind: kind}
 	switch {
 	case err != nil:
 		d.err = pathError(err) // Missing, or not a directory: every reference below it fails so.
@@ -133,17 +232,24 @@ func (s *scope) Close() {
 }
 
 // open opens path for a hook: below the scope directory it names, without
-// following any symbolic link, and only a regular file with a single link.
+// following any symbolic link, and only a regular file with a single link
+// that the scope's rules let a hook read.
 func (s *scope) open(path string) (io.ReadCloser, error) {
 	d, rel := s.find(path)
 	if d == nil {
-		if s.slashRefused {
+		switch {
+		case s.slashRefused:
 			return nil, fmt.Errorf("%w (%w)", ErrOutsideScope, errRootCwd)
+		case s.homeRefused:
+			return nil, fmt.Errorf("%w (%w)", ErrOutsideScope, ErrHomeCwd)
 		}
 		return nil, ErrOutsideScope
 	}
 	if d.err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: d.err}
+	}
+	if err := s.allowed(d, rel, path); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	f, err := beneath(d.dir, rel)
 	if err != nil {
@@ -154,6 +260,54 @@ func (s *scope) open(path string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// allowed applies the scope's rules to the file rel below d, which path
+// names. Below d nothing is a symbolic link (the open follows none), so
+// rel cleaned is where the file is.
+func (s *scope) allowed(d *scopeDir, rel, path string) error {
+	rel = filepath.Clean(rel)
+	if d.kind == rootDir && s.Session != nil {
+		session, rest, ok := strings.Cut(rel, "/")
+		if !ok || rest == "" || !s.Session(session) {
+			return ErrNotSession
+		}
+	}
+	real := filepath.Join(d.real, rel)
+	for _, h := range s.homes {
+		hidden, ok := hiddenDir(h, real)
+		if ok && !within(d.real, hidden) {
+			return ErrHidden
+		}
+	}
+	if s.Deny != nil {
+		for _, p := range []string{filepath.Clean(path), real} {
+			if rule, denied := s.Deny(s.cwd, p); denied {
+				return fmt.Errorf("%w (%s)", ErrDenied, rule)
+			}
+		}
+	}
+	return nil
+}
+
+// hiddenDir returns the hidden directory of home that path is in
+// (home/.ssh for home/.ssh/id_ed25519), if it is in one.
+func hiddenDir(home, path string) (string, bool) {
+	rest, ok := below(home, path)
+	if !ok || rest == "." {
+		return "", false
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	if !strings.HasPrefix(first, ".") || first == "." || first == ".." {
+		return "", false
+	}
+	return filepath.Join(home, first), true
+}
+
+// within reports whether dir is top or below it, both clean.
+func within(dir, top string) bool {
+	_, ok := below(top, dir)
+	return ok
 }
 
 // checkFile checks the opened file: regular, with one link.
@@ -197,8 +351,9 @@ func pathError(err error) error {
 // resolves to a directory (through symbolic links above it: another
 // spelling of the working directory, such as /var/... on macOS for
 // /private/var/...). Resolving there is safe: whatever it finds, the open
-// starts at the directory's descriptor and follows no link below it. pbwrap's
-// root wins over the working directory, the deepest over the others.
+// starts at the directory's descriptor and follows no link below it. The
+// deepest directory wins, pbwrap's root over another as deep: each file
+// is judged by the rules of the directory closest to it.
 func (s *scope) find(path string) (*scopeDir, string) {
 	var best *scopeDir
 	var bestRel, bestName string
@@ -208,7 +363,7 @@ func (s *scope) find(path string) (*scopeDir, string) {
 			if !ok {
 				continue
 			}
-			if best == nil || d.root && !best.root || d.root == best.root && len(name) > len(bestName) {
+			if best == nil || len(name) > len(bestName) || len(name) == len(bestName) && d.kind > best.kind {
 				best, bestRel, bestName = d, rel, name
 			}
 		}

@@ -75,7 +75,36 @@ func checkNoControl(p *rootProbe) finding {
 }
 
 func checkNotFSRoot(p *rootProbe) finding {
-	return pathFinding(filepath.Dir(p.given) != p.path, "is the filesystem root")
+	return pathFinding(filepath.Dir(p.path) != p.path, "is the filesystem root")
+}
+
+// checkNotHome refuses the home directory and the directories above it:
+// a root there would hold the user's keys and settings, which pbwrap hook
+// would then take for pastes, and OpenRoot would make the home directory
+// 0700. The home directory is $HOME, as given and resolved; with no
+// absolute $HOME, nothing is refused.
+func checkNotHome(p *rootProbe) finding {
+	home := os.Getenv("HOME")
+	if !filepath.IsAbs(home) {
+		return finding{ok: true}
+	}
+	homes := []string{filepath.Clean(home)}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		homes = append(homes, real)
+	}
+	paths := []string{p.path}
+	if real, err := filepath.EvalSymlinks(p.path); err == nil {
+		paths = append(paths, real)
+	}
+	for _, h := range homes {
+		for _, r := range paths {
+			if fsutil.Within(r, h) {
+				return pathFinding(false, "is your home directory or above it, where your keys and settings are: "+
+					"give pbwrap a directory of its own")
+			}
+		}
+	}
+	return finding{ok: true}
 }
 
 // checkExists looks the root up, not following a symlink, and keeps what

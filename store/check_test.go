@@ -16,10 +16,13 @@ var pathCheckNames = []string{
 	"path is valid UTF-8",
 	"path has no control characters",
 	"path is not the filesystem root",
+	"path is not your home directory or above it",
 }
 
 func TestCheckRoot(t *testing.T) {
 	dir := realDir(t)
+	home := filepath.Join(dir, "home")
+	t.Setenv("HOME", home)
 	mkdir := func(name string, perm os.FileMode) string {
 		path := filepath.Join(dir, name)
 		if err := os.Mkdir(path, perm); err != nil {
@@ -45,7 +48,8 @@ func TestCheckRoot(t *testing.T) {
 		fix    string // a part of it
 	}
 	ok := func(name string) want { return want{name: name, ok: true} }
-	pathOK := []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]), ok(pathCheckNames[2]), ok(pathCheckNames[3])}
+	pathOK := []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]), ok(pathCheckNames[2]), ok(pathCheckNames[3]),
+		ok(pathCheckNames[4])}
 	tests := []struct {
 		name, path string
 		want       []want
@@ -69,13 +73,24 @@ func TestCheckRoot(t *testing.T) {
 		{"under a file", filepath.Join(file, "root"), append(slices.Clone(pathOK),
 			want{"exists", false, "not a directory", "check the directories above"})},
 		{"relative", "relative/root", []want{{pathCheckNames[0], false, "relative", "--root"},
-			ok(pathCheckNames[1]), ok(pathCheckNames[2]), ok(pathCheckNames[3])}},
+			ok(pathCheckNames[1]), ok(pathCheckNames[2]), ok(pathCheckNames[3]), ok(pathCheckNames[4])}},
 		{"newline", filepath.Join(dir, "new\nline"), []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]),
-			{pathCheckNames[2], false, "control character", "PBWRAP_ROOT"}, ok(pathCheckNames[3])}},
+			{pathCheckNames[2], false, "control character", "PBWRAP_ROOT"}, ok(pathCheckNames[3]), ok(pathCheckNames[4])}},
 		{"not UTF-8", filepath.Join(dir, "bad\xff"), []want{ok(pathCheckNames[0]),
-			{pathCheckNames[1], false, "not UTF-8", "--root"}, ok(pathCheckNames[2]), ok(pathCheckNames[3])}},
+			{pathCheckNames[1], false, "not UTF-8", "--root"}, ok(pathCheckNames[2]), ok(pathCheckNames[3]),
+			ok(pathCheckNames[4])}},
 		{"filesystem root", "/", []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]), ok(pathCheckNames[2]),
-			{pathCheckNames[3], false, "filesystem root", "--root"}}},
+			{pathCheckNames[3], false, "filesystem root", "--root"}, {pathCheckNames[4], false, "home directory", "--root"}}},
+		// Issue 28: PBWRAP_ROOT=$HOME made the hook take ~/.ssh/id_ed25519
+		// for a paste.
+		{"home", home, []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]), ok(pathCheckNames[2]),
+			ok(pathCheckNames[3]), {pathCheckNames[4], false, "is your home directory or above it", "--root"}}},
+		{"home, spelt with a slash", home + "/", []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]),
+			ok(pathCheckNames[2]), ok(pathCheckNames[3]), {pathCheckNames[4], false, "home directory", "--root"}}},
+		{"above home", dir, []want{ok(pathCheckNames[0]), ok(pathCheckNames[1]), ok(pathCheckNames[2]),
+			ok(pathCheckNames[3]), {pathCheckNames[4], false, "home directory", "--root"}}},
+		{"below home", filepath.Join(home, ".local", "state", "pbwrap"), append(slices.Clone(pathOK),
+			want{"exists", true, "not yet: pbwrap creates it", ""})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,5 +208,47 @@ func TestCheckRootCannotCreate(t *testing.T) {
 	last := checks[len(checks)-1]
 	if last.Name != "exists" || last.OK || !strings.Contains(last.Detail, "cannot be created in "+parent) || last.Fix == "" {
 		t.Errorf("CheckRoot(%q) under a 0500 directory:\n%s\nwant %q failed saying it cannot be created in %s", path, formatChecks(checks), "exists", parent)
+	}
+}
+
+// UsableRoot is how a directory named by a flag, the environment or the
+// config file becomes a root pbwrap hook reads: only when it passes the
+// rules, and a missing one holds nothing.
+func TestUsableRoot(t *testing.T) {
+	dir := realDir(t)
+	home := filepath.Join(dir, "home")
+	t.Setenv("HOME", home)
+	mk := func(name string, perm os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, perm); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, perm); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, writable := mk("home/.local/state/pbwrap", 0o700), mk("writable", 0o777)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		want error // nil, ErrUnsafeRoot or fs.ErrNotExist
+	}{
+		{good, nil},
+		{filepath.Join(dir, "missing"), os.ErrNotExist},
+		{home, ErrUnsafeRoot},
+		{dir, ErrUnsafeRoot},
+		{writable, ErrUnsafeRoot},
+		{link, ErrUnsafeRoot},
+		{"relative", ErrUnsafeRoot},
+		{"/", ErrUnsafeRoot},
+	} {
+		err := UsableRoot(tt.path)
+		if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+			t.Errorf("UsableRoot(%q) = %v, want %v", tt.path, err, tt.want)
+		}
 	}
 }

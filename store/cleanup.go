@@ -197,7 +197,7 @@ func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl t
 		return
 	case name == CleanupLockName || isCountersName(name):
 		return // The root's own files: the counters outlive every session.
-	case !isSessionID(name):
+	case !IsSessionID(name):
 		rep.skip(name, "not a session pbwrap made")
 		return
 	}

@@ -77,7 +77,7 @@ func ListSessions(root string) ([]SessionSummary, error) {
 
 // listSession describes the root's entry name, if it is a session.
 func listSession(root, name string, now time.Time) (SessionSummary, bool) {
-	if !isSessionID(name) {
+	if !IsSessionID(name) {
 		return SessionSummary{}, false
 	}
 	d, err := statSession(root, name)
@@ -126,9 +126,10 @@ func readNames(d *os.File) ([]string, error) {
 	return names, nil
 }
 
-// isSessionID reports whether name is a session id as NewSession accepts
-// it: a canonical UUID, lowercase, without braces or prefix.
-func isSessionID(name string) bool {
+// IsSessionID reports whether name is a session id as NewSession makes
+// it: a canonical UUID, lowercase, without braces or prefix. Every file
+// pbwrap saves is in a session directory of that name in the root.
+func IsSessionID(name string) bool {
 	u, err := uuid.Parse(name)
 	return err == nil && u.String() == name
 }

@@ -71,6 +71,7 @@ var rootRules = [][]rootRule{
 		{"path is valid UTF-8", checkUTF8, refuse, refuse},
 		{"path has no control characters", checkNoControl, refuse, refuse},
 		{"path is not the filesystem root", checkNotFSRoot, refuse, refuse},
+		{"path is not your home directory or above it", checkNotHome, refuse, refuse},
 	},
 	{
 		{"exists", checkExists, create, stopEmpty},
@@ -244,6 +245,23 @@ func (p *rootProbe) open() (*os.File, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// UsableRoot runs the root's rules for listing and cleaning on the root
+// at path (see rootRules), changing nothing, and reports whether files
+// may be read from it as pbwrap's: nil when it passes, an error wrapping
+// ErrUnsafeRoot when it fails a rule, one wrapping fs.ErrNotExist when it
+// is missing. A directory named by a flag, the environment or the config
+// file is taken as a root (by pbwrap hook, say) only when it passes.
+func UsableRoot(path string) error {
+	d, err := openExistingRoot(path)
+	switch {
+	case err != nil:
+		return err
+	case d == nil:
+		return &fs.PathError{Op: "store: use root", Path: path, Err: fs.ErrNotExist}
+	}
+	return d.Close()
 }
 
 // openExistingRoot runs the root's rules for listing and cleaning on the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/agent"
@@ -18,7 +19,7 @@ var hookCommand = &command{
 	summary: "expand {{file:...}} references in an agent's edits, as its hook (" + agent.Names(agent.Hooked(), "") + ")",
 	help:    hookHelp(),
 	run:     runHook,
-	globals: []string{"root"},
+	globals: []string{"root", "hook-allow"},
 	lenient: true,
 	args:    hookedArgs,
 }
@@ -57,10 +58,17 @@ they write (see pbwrap help expand):
 The hook runs with all of your rights, outside the agent's sandbox and read
 rules, so it is stricter than pbwrap expand:
 
-- it expands only files below the agent's working directory and pbwrap's
-  paste root (--root, PBWRAP_ROOT); a working directory of / counts for
-  nothing. Those directories may be reached through symbolic links (/tmp on
-  macOS); they are resolved once and opened;
+- it expands only files below the agent's working directory, pbwrap's
+  paste root (--root, PBWRAP_ROOT: only one that passes pbwrap's checks of
+  a root, and in it only the files of a session) and the directories
+  --hook-allow (PBWRAP_HOOK_ALLOW) names. A working directory of /, or of
+  your home directory or above it, counts for nothing; a file in a hidden
+  directory of your home (~/.ssh, ~/.aws, ~/.config) expands only through a
+  directory inside it. Those directories may be reached through symbolic
+  links (/tmp on macOS); they are resolved once and opened;
+- it honours the agent's own rules for reading files where the agent has
+  them (Claude Code's permissions.deny Read rules, from every settings
+  file): a file the agent may not read does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
@@ -135,7 +143,7 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	if err != nil {
 		return hookRefused(std, err)
 	}
-	out, err := a.Hook.Protocol.Answer(in, hookDirs(cfg))
+	out, err := a.Hook.Protocol.AnswerScope(in, hookScope(cfg, a))
 	if err != nil {
 		return hookRefused(std, err)
 	}
@@ -147,18 +155,32 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	return nil
 }
 
-// hookDirs are the directories besides the agent's working directory
-// whose files a hook expands: pbwrap's paste root, as configured, and the
-// root of the pbwrap session the agent runs in.
-func hookDirs(cfg *config) []string {
-	var dirs []string
+// hookScope is where the hook reads files besides the agent's working
+// directory: pbwrap's paste root, as configured, and the root of the
+// pbwrap session the agent runs in, each only if it passes the store's
+// root checks and only in its sessions; the directories the user allowed;
+// with the user's home directory and the agent's own read rules kept out.
+func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
+	sc := pasteref.Scope{Session: store.IsSessionID, Allow: cfg.hookAllow}
+	if home, err := os.UserHomeDir(); err == nil {
+		sc.Home = home
+	}
+	var roots []string
 	if root, err := store.ResolveRoot(cfg.root); err == nil {
-		dirs = append(dirs, root)
+		roots = append(roots, root)
 	}
-	if dir := os.Getenv("PBWRAP_SESSION_DIR"); filepath.IsAbs(dir) {
-		dirs = append(dirs, filepath.Dir(dir))
+	if dir := os.Getenv("PBWRAP_SESSION_DIR"); filepath.IsAbs(dir) && store.IsSessionID(filepath.Base(dir)) {
+		roots = append(roots, filepath.Dir(filepath.Clean(dir)))
 	}
-	return dirs
+	for _, root := range roots {
+		if store.UsableRoot(root) == nil && !slices.Contains(sc.Roots, root) {
+			sc.Roots = append(sc.Roots, root)
+		}
+	}
+	if a.Hook.ReadRules != nil {
+		sc.Deny = a.Hook.ReadRules(agent.OS())
+	}
+	return sc
 }
 
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,

@@ -71,6 +71,7 @@ type config struct {
 
 	allowClipboardRead bool
 	requireStore       bool
+	hookAllow          []string // directories pbwrap hook may read besides
 }
 
 // newSettings lists every setting with its default, in the order help
@@ -115,6 +116,9 @@ func newSettings() []*setting {
 		{flag: "allow-clipboard-read", env: "PBWRAP_ALLOW_CLIPBOARD_READ", value: "0",
 			help:  "let COMMAND read the terminal's clipboard (OSC 52 and 5522 reads are dropped otherwise: text a tool prints could make the terminal type the clipboard into the agent)",
 			apply: boolean(func(c *config) *bool { return &c.allowClipboardRead })},
+		{flag: "hook-allow", env: "PBWRAP_HOOK_ALLOW", arg: "DIRS",
+			help:  "directories, colon-separated, whose files pbwrap hook may also expand (a working directory that is your home directory or above counts for nothing, and your home's hidden directories only when named)",
+			apply: applyHookAllow},
 		{flag: "require-store", env: "PBWRAP_REQUIRE_STORE", value: "0",
 			help:  "refuse to run COMMAND on a terminal when pastes cannot be saved, instead of letting them go in as text",
 			apply: boolean(func(c *config) *bool { return &c.requireStore })},
@@ -377,6 +381,24 @@ func applyRoot(s *setting, c *config) error {
 		return usagef("%s=%q: want an absolute path (a relative one would save pastes in whatever directory pbwrap starts in)", s.name(), s.value)
 	}
 	c.root = s.value
+	return nil
+}
+
+// applyHookAllow takes the directories hooks may read besides, each an
+// absolute path; "/" would expose every file, and is refused.
+func applyHookAllow(s *setting, c *config) error {
+	c.hookAllow = nil
+	for dir := range strings.SplitSeq(s.value, ":") {
+		switch {
+		case dir == "":
+			continue
+		case !filepath.IsAbs(dir):
+			return usagef("%s=%q: %q is not an absolute path", s.name(), s.value, dir)
+		case filepath.Clean(dir) == "/":
+			return usagef("%s=%q: / would let hooks expand every file", s.name(), s.value)
+		}
+		c.hookAllow = append(c.hookAllow, filepath.Clean(dir))
+	}
 	return nil
 }
 

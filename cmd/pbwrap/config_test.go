@@ -215,3 +215,30 @@ func TestChildEnvEmptyFlag(t *testing.T) {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 }
+
+// --hook-allow takes absolute directories, colon-separated; a relative
+// one, or "/", is refused with the reason, and the hooks then read no
+// more than by default.
+func TestHookAllowSetting(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, tt := range []struct {
+		value string
+		want  []string
+		err   string
+	}{
+		{"/a:/b/", []string{"/a", "/b"}, ""},
+		{"/a::", []string{"/a"}, ""},
+		{"/a:rel", nil, `"rel" is not an absolute path`},
+		{"/a:/", nil, "would let hooks expand every file"},
+	} {
+		t.Setenv("PBWRAP_HOOK_ALLOW", tt.value)
+		cfg := newConfig()
+		err := cfg.load()
+		switch {
+		case tt.err == "" && err != nil, tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("PBWRAP_HOOK_ALLOW=%q: error %v, want %q", tt.value, err, tt.err)
+		case !slices.Equal(cfg.hookAllow, tt.want):
+			t.Errorf("PBWRAP_HOOK_ALLOW=%q: %q, want %q", tt.value, cfg.hookAllow, tt.want)
+		}
+	}
+}
