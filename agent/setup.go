@@ -84,6 +84,8 @@ type Change struct {
 	Old, New []byte
 	// Mode is the file's permissions, kept.
 	Mode fs.FileMode
+	// Force: Write writes a read-only file too (keeping its mode).
+	Force bool
 }
 
 // Changed reports whether the change changes anything.
@@ -125,26 +127,46 @@ func (a *Agent) Plan(r *Run, remove bool) ([]*Change, error) {
 
 // Write makes the change: it keeps what the file held as a backup beside
 // it, whose name it returns ("" when there was no file), and then
-// replaces the file at once, or removes it when nothing is to be left. A
-// file that changed since Plan read it is left as it is, with an error:
-// the agent may have written it meanwhile, and the change would undo
-// that.
+// replaces the file at once, or removes it when nothing is to be left.
+// The file keeps its mode and its owner. It leaves the file as it is,
+// with an error that says why, when
+//
+//   - it changed since Plan read it, compared once the new file is
+//     written, just before it replaces the old: the agent may have
+//     written it meanwhile, and the change would undo that;
+//   - it has more than one hard link: a new file in its place would split
+//     it from its other names, which would keep the old text;
+//   - it is read-only, unless Force;
+//   - another user owns it, or owns the directory a new file goes in,
+//     unless pbwrap runs as root (sudo with the user's HOME): then the new
+//     file, its backup and the directories made for it are given to that
+//     user, who must go on reading them.
 func (c *Change) Write() (backup string, err error) {
+	owner, err := c.owner()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w; not written", c.Path, err)
+	}
 	if c.Old != nil {
-		if backup, err = writeBackup(c.Path, c.Old, c.Mode); err != nil {
+		if backup, err = writeBackup(c.Path, c.Old, c.Mode, owner); err != nil {
 			return "", fmt.Errorf("back up %s: %w; left as it is", c.Path, err)
 		}
-	} else if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
+	} else if err := mkdirOwned(filepath.Dir(c.Path), owner); err != nil {
 		return "", err
 	}
-	now, _, err := ReadSettings(c.Path)
-	if err != nil {
-		return backup, err
-	}
-	if !bytes.Equal(now, c.Old) || (now == nil) != (c.Old == nil) {
-		return backup, fmt.Errorf("%s changed while pbwrap setup ran: not written; run it again", c.Path)
+	unchanged := func() error {
+		now, _, err := ReadSettings(c.Path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(now, c.Old) || (now == nil) != (c.Old == nil) {
+			return fmt.Errorf("%s %w", c.Path, errChanged)
+		}
+		return nil
 	}
 	if c.New == nil {
+		if err := unchanged(); err != nil {
+			return backup, err
+		}
 		if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return backup, fmt.Errorf("remove %s: %w", c.Path, err)
 		}
@@ -153,14 +175,75 @@ func (c *Change) Write() (backup string, err error) {
 	// A reader (the agent starting) finds the old file or the new one,
 	// never a mix.
 	err = fsutil.WriteFileAtomic(c.Path, c.New, fsutil.WriteOptions{
-		Perm:        c.Mode,
-		TempPattern: "." + filepath.Base(c.Path) + ".pbwrap-*",
-		Durable:     true,
+		Perm:         c.Mode,
+		TempPattern:  "." + filepath.Base(c.Path) + ".pbwrap-*",
+		Durable:      true,
+		Owner:        owner,
+		BeforeRename: unchanged,
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, errChanged):
+		return backup, err
+	case err != nil:
 		return backup, fmt.Errorf("write %s: %w", c.Path, err)
 	}
 	return backup, nil
+}
+
+// errChanged: the file changed between Plan and Write.
+var errChanged = errors.New("changed while pbwrap setup ran: not written; run it again")
+
+// owner checks the file, or for a new one the nearest directory above it,
+// before Write changes anything, and returns the owner its new file must
+// be given (nil: the one who runs pbwrap).
+func (c *Change) owner() (*fsutil.FileID, error) {
+	fi, err := os.Lstat(c.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fi, err = os.Stat(fsutil.NearestExisting(filepath.Dir(c.Path)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	id, ok := fsutil.Identity(fi)
+	if !ok {
+		return nil, nil
+	}
+	isFile, euid := fi.Mode().IsRegular(), os.Geteuid()
+	switch {
+	case isFile && id.Links > 1:
+		return nil, fmt.Errorf("it has %d hard links, and a new file in its place would split it from the others, "+
+			"which would keep the old text (make it a file of its own, or edit it by hand)", id.Links)
+	case isFile && fi.Mode().Perm()&0o200 == 0 && !c.Force:
+		return nil, fmt.Errorf("it is read-only (mode %#o): --force writes it anyway, keeping its mode", fi.Mode().Perm())
+	case id.UID == euid:
+		return nil, nil
+	case euid == 0:
+		return &fsutil.FileID{UID: id.UID, GID: id.GID}, nil
+	case isFile:
+		return nil, fmt.Errorf("it is owned by uid %d, and you are uid %d: run setup as that user", id.UID, euid)
+	}
+	return nil, fmt.Errorf("%s is owned by uid %d, and you are uid %d: run setup as that user",
+		fi.Name(), id.UID, euid)
+}
+
+// mkdirOwned makes dir and its missing parents, mode 0700, given to owner
+// when not nil.
+func mkdirOwned(dir string, owner *fsutil.FileID) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirOwned(parent, owner); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if owner != nil {
+		return os.Lchown(dir, owner.UID, owner.GID)
+	}
+	return nil
 }
 
 // resolve returns the file that name stands for: name, or, when name is a
@@ -207,8 +290,8 @@ func ReadSettings(path string) ([]byte, fs.FileMode, error) {
 
 // writeBackup copies text, the file at path, to a new file beside it,
 // path.pbwrap-backup-DATE-TIME (a number added when that exists), with
-// its mode, and returns its name.
-func writeBackup(path string, text []byte, mode fs.FileMode) (string, error) {
+// its mode (and owner, when not nil), and returns its name.
+func writeBackup(path string, text []byte, mode fs.FileMode, owner *fsutil.FileID) (string, error) {
 	base := path + ".pbwrap-backup-" + time.Now().Format("20060102-150405")
 	for n := 1; ; n++ {
 		name := base
@@ -223,6 +306,9 @@ func writeBackup(path string, text []byte, mode fs.FileMode) (string, error) {
 			return "", err
 		}
 		_, err = f.Write(text)
+		if err == nil && owner != nil {
+			err = f.Chown(owner.UID, owner.GID)
+		}
 		if err == nil {
 			err = f.Chmod(mode)
 		}

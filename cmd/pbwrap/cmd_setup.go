@@ -13,12 +13,12 @@ import (
 
 var setupCommand = &command{
 	name:      "setup",
-	usage:     "setup [--yes | --print | --remove] " + strings.Join(hookedNames(), "|"),
+	usage:     "setup [--yes | --print | --remove] [--force] " + strings.Join(hookedNames(), "|"),
 	lenient:   true,
 	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
 	help:      setupHelp(),
 	run:       runSetup,
-	flagDecls: []flagDecl{{name: "yes", short: "y"}, {name: "print"}, {name: "remove"}},
+	flagDecls: []flagDecl{{name: "yes", short: "y"}, {name: "print"}, {name: "remove"}, {name: "force"}},
 	args:      hookedArgs,
 }
 
@@ -63,6 +63,15 @@ of comments alone). A file that is not what the agent reads there (not a
 JSON object, a "hooks" that is not one, TOML that does not read the same
 after the change), or that is not a regular file of at most 4 MiB, is left
 alone, with the reason. Run again, it finds its entries and changes nothing.
+
+The file keeps its owner too: run as root with a user's HOME (sudo keeps
+it on macOS), setup gives the file, its backup and any directory it makes
+to the user who owns the file (or the directory it goes in), and run as
+another user than that, it refuses. It refuses a file with more than one
+hard link (a new file in its place would leave the other names with the
+old text), and a read-only file unless --force. It compares the file with
+what it read once the new one is written, just before putting it in
+place, and writes nothing if the agent changed it meanwhile.
 
 --remove undoes it: it takes out exactly what setup puts in the files
 above, with the same diff, question and backup, and leaves every other
@@ -148,6 +157,9 @@ func runSetup(c *command, std *streams, cfg *config, args []string) error {
 	plan, err := a.Plan(run, remove)
 	if err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
+	}
+	for _, p := range plan {
+		p.Force = switchOn(fs, "force")
 	}
 	return runPlan(std, a, verb, plan, prog, why, yes, remove)
 }

@@ -125,6 +125,23 @@ type WriteOptions struct {
 	// old file or the new one, whole. Without it nothing is synced: a
 	// reader still never sees a mix, but a crash may lose the new file.
 	Durable bool
+
+	// Owner, when not nil, gives the file that owner and group before
+	// it is renamed (which takes root's rights unless they are the
+	// caller's), so that a file replaced for another user stays theirs.
+	Owner *FileID
+
+	// BeforeRename, when not nil, is called once the new file is written,
+	// just before the rename; an error from it leaves path as it is and
+	// is returned. A writer that must not undo another's change to path
+	// compares it there, where the window for a change is shortest.
+	BeforeRename func() error
+}
+
+// A FileID is who owns a file and how many names (hard links) it has.
+type FileID struct {
+	UID, GID int
+	Links    uint64
 }
 
 // WriteFileAtomic replaces the file at path with data, so that a reader
@@ -157,6 +174,11 @@ func WriteFileAtomic(path string, data []byte, o WriteOptions) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
+	if o.Owner != nil {
+		if err := f.Chown(o.Owner.UID, o.Owner.GID); err != nil {
+			return err
+		}
+	}
 	if err := f.Chmod(o.Perm); err != nil {
 		return err
 	}
@@ -167,6 +189,11 @@ func WriteFileAtomic(path string, data []byte, o WriteOptions) error {
 	}
 	if err := f.Close(); err != nil {
 		return err
+	}
+	if o.BeforeRename != nil {
+		if err := o.BeforeRename(); err != nil {
+			return err
+		}
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err

@@ -2,6 +2,8 @@
 
 package fsutil
 
+import "os"
+
 // ReadRegular's open flags: nothing more is needed where opening a named
 // pipe does not wait for a writer, and the Lstat before the open refuses
 // a symbolic link.
@@ -12,3 +14,6 @@ const (
 
 // syncDir does nothing where a directory cannot be opened to be synced.
 func syncDir(string) error { return nil }
+
+// Identity says nothing where files have no Unix owners.
+func Identity(os.FileInfo) (FileID, bool) { return FileID{}, false }

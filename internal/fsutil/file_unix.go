@@ -5,6 +5,7 @@ package fsutil
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,4 +41,14 @@ func ignoringEINTR(op func() error) error {
 			return err
 		}
 	}
+}
+
+// Identity returns who owns the file fi describes and how many names it
+// has; ok is false where the system does not say.
+func Identity(fi os.FileInfo) (id FileID, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return FileID{}, false
+	}
+	return FileID{UID: int(st.Uid), GID: int(st.Gid), Links: uint64(st.Nlink)}, true
 }

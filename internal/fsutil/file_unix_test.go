@@ -146,3 +146,43 @@ func TestSyncDir(t *testing.T) {
 		t.Errorf("SyncDir of nothing: %v, want fs.ErrNotExist", err)
 	}
 }
+
+// BeforeRename runs once the new file is whole, and its error leaves the
+// old file in place and no temp file behind; Owner gives the new file
+// its owner (as root only).
+func TestWriteFileAtomicBeforeRenameAndOwner(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	errNo := errors.New("changed meanwhile")
+	var sawTemp bool
+	err := WriteFileAtomic(path, []byte("new"), WriteOptions{Perm: 0o600, BeforeRename: func() error {
+		tmp, _ := filepath.Glob(filepath.Join(dir, ".f.tmp-*"))
+		sawTemp = len(tmp) == 1
+		return errNo
+	}})
+	if !errors.Is(err, errNo) || !sawTemp {
+		t.Fatalf("WriteFileAtomic: %v (temp file written first: %v), want %v", err, sawTemp, errNo)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("the file holds %q, want the old text", b)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".f.tmp-*")); len(tmp) != 0 {
+		t.Fatalf("temp files left: %v", tmp)
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	if err := WriteFileAtomic(path, []byte("new"), WriteOptions{Perm: 0o640, Owner: &FileID{UID: 65534, GID: 65534}}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := Identity(fi); id.UID != 65534 || id.GID != 65534 || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("owner %d:%d mode %v, want 65534:65534 0640", id.UID, id.GID, fi.Mode())
+	}
+}

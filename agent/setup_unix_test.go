@@ -1,0 +1,142 @@
+//go:build darwin || freebsd || linux
+
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// newChange is a change of the settings file path from what it holds to
+// text, as Plan makes it.
+func newChange(t *testing.T, path, text string) *Change {
+	t.Helper()
+	old, mode, err := ReadSettings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Change{What: "the hook", Name: path, Path: path, Old: old, New: []byte(text), Mode: mode}
+}
+
+// Issue 28: setup split a hard-linked settings file from its other name,
+// rewrote a read-only one, and left files it wrote as root owned by root.
+func TestChangeWriteKeepsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	t.Run("hard link", func(t *testing.T) {
+		p := put("linked.json", "{}", 0o600)
+		other := filepath.Join(dir, "dotfiles-settings.json")
+		if err := os.Link(p, other); err != nil {
+			t.Fatal(err)
+		}
+		_, err := newChange(t, p, `{"hooks":{}}`).Write()
+		if err == nil || !strings.Contains(err.Error(), "2 hard links") {
+			t.Fatalf("Write: %v, want it refused: hard links", err)
+		}
+		if read(p) != "{}" || read(other) != "{}" {
+			t.Fatal("the file changed")
+		}
+	})
+
+	t.Run("read-only", func(t *testing.T) {
+		p := put("ro.json", "{}", 0o400)
+		c := newChange(t, p, `{"hooks":{}}`)
+		if _, err := c.Write(); err == nil || !strings.Contains(err.Error(), "read-only (mode 0400): --force") {
+			t.Fatalf("Write: %v, want it refused: read-only", err)
+		}
+		if read(p) != "{}" {
+			t.Fatal("the file changed")
+		}
+		c.Force = true
+		if _, err := c.Write(); err != nil {
+			t.Fatalf("Write with Force: %v", err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil || read(p) != `{"hooks":{}}` || fi.Mode().Perm() != 0o400 {
+			t.Fatalf("after Write with Force: %q, %v, %v; want the new text, mode 0400", read(p), fi.Mode(), err)
+		}
+	})
+
+	t.Run("changed meanwhile", func(t *testing.T) {
+		p := put("racing.json", "{}", 0o600)
+		c := newChange(t, p, `{"hooks":{}}`)
+		put("racing.json", `{"theme":"dark"}`, 0o600)
+		if _, err := c.Write(); err == nil || !strings.Contains(err.Error(), "changed while pbwrap setup ran") {
+			t.Fatalf("Write: %v, want it refused", err)
+		}
+		if read(p) != `{"theme":"dark"}` {
+			t.Fatal("the agent's change was lost")
+		}
+		if tmp, _ := filepath.Glob(filepath.Join(dir, ".racing.json.pbwrap-*")); len(tmp) != 0 {
+			t.Fatalf("temp files left: %v", tmp)
+		}
+	})
+
+	t.Run("as root, the user's file", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root: pbwrap setup run under sudo with the user's HOME")
+		}
+		const uid, gid = 65534, 65534
+		home := filepath.Join(dir, "home")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(home, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(home, "settings.json")
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		backup, err := newChange(t, p, `{"hooks":{}}`).Write()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := filepath.Join(home, ".claude", "new", "settings.json")
+		if _, err := newChange(t, fresh, `{"hooks":{}}`).Write(); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{p, backup, filepath.Join(home, ".claude"), filepath.Dir(fresh), fresh} {
+			fi, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := fi.Sys().(*syscall.Stat_t); st.Uid != uid || st.Gid != gid {
+				t.Errorf("%s: owned by %d:%d, want the user's %d:%d", f, st.Uid, st.Gid, uid, gid)
+			}
+		}
+	})
+
+	t.Run("another user's file", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root may write any user's file, and keeps its owner (the case above)")
+		}
+		_, err := newChange(t, "/etc/pbwrap-test-no-such-dir/settings.json", "{}").Write()
+		if err == nil || !strings.Contains(err.Error(), "owned by uid 0") {
+			t.Fatalf("Write: %v, want it refused: another user's directory", err)
+		}
+	})
+}
