@@ -28,6 +28,8 @@ var gemini = &Agent{
 			{Name: "write_file", Fields: []string{"content"}},
 			{Name: "replace", Fields: []string{"new_string"}},
 		}},
+		// Its file tools refuse what .geminiignore names.
+		ReadRules: ignoreFileRules(".geminiignore"),
 		File: func(env Env) (string, error) {
 			dir, err := geminiDir(env, false)
 			return filepath.Join(dir, "settings.json"), err

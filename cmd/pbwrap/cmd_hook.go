@@ -68,7 +68,8 @@ rules, so it is stricter than pbwrap expand:
   links (/tmp on macOS); they are resolved once and opened;
 - it honours the agent's own rules for reading files where the agent has
   them (Claude Code's permissions.deny Read rules, from every settings
-  file): a file the agent may not read does not expand;
+  file; what Gemini CLI's .geminiignore names): a file the agent may not
+  read does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
