@@ -1,8 +1,22 @@
 package agent
 
+import "github.com/pbwrap/pbwrap/pasteref"
+
 // qwen is Qwen Code. It reads the temporary directory without asking, and
 // asks for paths outside its workspace: --include-directories makes the
 // root part of the workspace wherever it is.
+//
+// Its hook is a PermissionRequest hook, the only one of its hooks that can
+// rewrite a call: Qwen Code's source (0.24.4, the newest on npm,
+// packages/core/src/core/coreToolScheduler.ts and hooks/hookHelpers.ts)
+// runs PreToolUse when the call executes, after the user approved it, and
+// reads only a block or an ask from its answer, never updatedInput, which
+// its documentation promises. PermissionRequest runs where the approval
+// dialog would show, and an allow with updatedInput replaces the call's
+// input; that allow also answers the dialog, so an edit with a reference
+// is made without it, and in auto-edit and YOLO modes, which show no
+// dialog for edits, the hook does not run and a reference is written as
+// it is (RefUse tells the model so).
 var qwen = &Agent{
 	Name: "qwen", Title: "Qwen Code",
 	Subcommands: []string{"mcp", "extensions", "auth", "hooks", "channel", "review", "serve", "sessions",
@@ -10,10 +24,37 @@ var qwen = &Agent{
 	Batch: []string{"-p", "--prompt", "--bg", "--background"},
 	Args:  func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
 	Reads: "qwen --include-directories ROOT (asks before reading outside its workspace and the temporary directory otherwise)",
+	Hook: &Hook{
+		Protocol: pasteref.Protocol{Event: "PermissionRequest", Reply: pasteref.PermissionInput, Tools: []pasteref.Tool{
+			{Name: "write_file", Fields: []string{"content"}},
+			{Name: "edit", Fields: []string{"new_string"}},
+		}},
+		File:     func(env Env) (string, error) { return env.file("QWEN_HOME", ".qwen", "settings.json") },
+		Where:    "$QWEN_HOME/settings.json, else ~/.qwen/settings.json",
+		Anchored: true, Timeout: 30, TimeoutUnit: "seconds", Comments: true,
+		About: `Qwen Code takes a rewritten input only from this hook, which it runs in
+place of its approval dialog (its PreToolUse hook runs after the approval
+and ignores updatedInput): the answer allows the call with the whole tool
+input, expanded, so an edit with a reference is made without the dialog;
+one without a reference gets no answer and the dialog as before. In
+auto-edit and YOLO modes Qwen Code shows no dialog for edits and runs no
+such hook: references stay unexpanded there. A bad reference denies the
+call with the reason.`,
+		RefUse: `When a file write or edit would repeat more than a few lines that already
+exist in a file (moving or copying a block, or putting a pasted file into the
+repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
+instead of retyping the lines. It is expanded when the edit would ask the
+user's approval (the default approval mode); in auto-edit and YOLO modes it is
+written as it is, so write the text out there.
+`,
+		After:       "Qwen Code runs the hook from its next session on",
+		AfterRemove: "Qwen Code runs the hook no more from its next session on",
+	},
 	E2E: E2E{
 		// OpenAI-compatible auth selected in its settings, OPENAI_BASE_URL,
 		// OPENAI_MODEL and a dummy OPENAI_API_KEY; the working directory
-		// trusted.
+		// trusted. Writes in the default approval mode, where the hook
+		// runs.
 		Env: map[string]string{"OPENAI_API_KEY": OpenAIKey, "OPENAI_BASE_URL": "{url}/v1", "OPENAI_MODEL": "fake-model"},
 		Files: func(s E2EStart) map[string]string {
 			files := map[string]string{".qwen/settings.json": mustJSON(map[string]any{
