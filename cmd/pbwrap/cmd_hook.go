@@ -50,7 +50,8 @@ they write (see pbwrap help expand):
   unchanged;
 - references that all expand: it answers with the tool input, expanded, and
   the agent's own permissions decide as they would have (an edit that would
-  have asked the user still asks);
+  have asked the user still asks), for every agent but Qwen Code, whose hook
+  can rewrite a call only by approving it (below);
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
 
