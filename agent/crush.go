@@ -45,8 +45,10 @@ var crush = &Agent{
 				"options": map[string]any{"disable_metrics": true, "disable_provider_auto_update": true},
 			})}
 		},
+		// Its input's placeholder changes from start to start, and in YOLO
+		// mode; its help line does not.
 		WriteArgs: []string{"--yolo"},
-		Ready:     "Ready",
+		Ready:     "ctrl+c quit",
 		Prompts:   []string{"Permission Required", "Allow for Session"},
 	},
 }
