@@ -74,7 +74,7 @@ type Var struct {
 }
 
 // all are the agents pbwrap knows, in the order pbwrap lists them.
-var all = []*Agent{claude, codex, gemini, pi, qwen, copilot, opencode, cursor, amp, goose}
+var all = []*Agent{claude, codex, gemini, pi, qwen, crush, copilot, opencode, cursor, amp, goose}
 
 func init() {
 	for _, a := range all {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/internal/jsonc"
@@ -23,8 +24,12 @@ import (
 //
 //	{"hooks": {EVENT: [{"matcher": MATCHER, "hooks": [{"type": "command", "command": "pbwrap hook AGENT", "timeout": TIMEOUT}]}]}}
 //
-// where EVENT is the protocol's event and MATCHER matches its tools. An
-// agent that runs hooks from code it loads instead has an Extension, a
+// where EVENT is the protocol's event and MATCHER matches its tools, or,
+// for an agent that takes the handler's members in the entry itself (Flat),
+//
+//	{"hooks": {EVENT: [{"matcher": MATCHER, "command": "pbwrap hook AGENT", "timeout": TIMEOUT}]}}
+//
+// An agent that runs hooks from code it loads instead has an Extension, a
 // file of pbwrap's.
 type Hook struct {
 	// Protocol is the hook's wire format: its event, its answer, and the
@@ -47,6 +52,9 @@ type Hook struct {
 	TimeoutUnit string
 	// Comments: the agent reads its settings as JSON with comments.
 	Comments bool
+	// Flat: an entry of the event's list is the handler itself, with its
+	// matcher (crush), not a matcher and a list of handlers.
+	Flat bool
 
 	// ReadRules returns the agent's own rules for reading files, as the
 	// hook honours them: a function that reports whether the agent's
@@ -73,11 +81,12 @@ type Hook struct {
 	agent string // the agent's name, set from the registry
 }
 
-// Matcher is the matcher of the hook's entry: the protocol's tools.
+// Matcher is the matcher of the hook's entry: the protocol's tools, then
+// its reads.
 func (h *Hook) Matcher() string {
-	names := make([]string, len(h.Protocol.Tools))
-	for i, t := range h.Protocol.Tools {
-		names[i] = t.Name
+	var names []string
+	for _, t := range slices.Concat(h.Protocol.Tools, h.Protocol.Reads) {
+		names = append(names, t.Name)
 	}
 	m := strings.Join(names, "|")
 	switch {
@@ -189,6 +198,13 @@ func (h *Hook) Install(text []byte, prog string) ([]byte, bool, error) {
 
 // entry is the hook's entry in the event's list.
 func (h *Hook) entry(command string) json.RawMessage {
+	if h.Flat {
+		return jsonc.Object{
+			{Name: "matcher", Value: jsonc.String(h.Matcher())},
+			{Name: "command", Value: jsonc.String(command)},
+			{Name: "timeout", Value: json.RawMessage(fmt.Sprint(h.Timeout))},
+		}.Marshal()
+	}
 	handler := jsonc.Object{
 		{Name: "type", Value: json.RawMessage(`"command"`)},
 		{Name: "command", Value: jsonc.String(command)},
@@ -239,7 +255,7 @@ func (h *Hook) installHook(ed *jsonc.Editor, command string, entry json.RawMessa
 	if err != nil {
 		return false, err
 	}
-	ours, err := findHooks(ed, entries, h.agent)
+	ours, err := h.findHooks(ed, entries)
 	if err != nil {
 		return false, err
 	}
@@ -261,18 +277,18 @@ type foundHook struct {
 	at      jsonc.Span
 }
 
-// findHooks returns pbwrap's hooks for agent in entries, the event's list
-// ([{"matcher": ..., "hooks": [{"command": ...}]}]). What is not such an
-// entry is not pbwrap's business, and skipped.
-func findHooks(ed *jsonc.Editor, entries []jsonc.Span, agent string) ([]foundHook, error) {
+// findHooks returns pbwrap's hooks for the agent in entries, the event's
+// list ([{"matcher": ..., "hooks": [{"command": ...}]}]). What is not such
+// an entry is not pbwrap's business, and skipped.
+func (h *Hook) findHooks(ed *jsonc.Editor, entries []jsonc.Span) ([]foundHook, error) {
 	var found []foundHook
 	for _, entry := range entries {
-		handlers, err := entryHandlers(ed, entry)
+		handlers, err := h.entryHandlers(ed, entry)
 		if err != nil {
 			return nil, err
 		}
-		for _, h := range handlers {
-			if command, at, ok := hookCommand(ed, h, agent); ok {
+		for _, handler := range handlers {
+			if command, at, ok := hookCommand(ed, handler, h.agent); ok {
 				found = append(found, foundHook{command, at})
 			}
 		}
@@ -281,10 +297,14 @@ func findHooks(ed *jsonc.Editor, entries []jsonc.Span, agent string) ([]foundHoo
 }
 
 // entryHandlers returns the handlers of an entry of the event's list: its
-// "hooks" list; none when it is not an object with one.
-func entryHandlers(ed *jsonc.Editor, entry jsonc.Span) ([]jsonc.Span, error) {
+// "hooks" list; none when it is not an object with one. A Flat hook's
+// entry is its one handler.
+func (h *Hook) entryHandlers(ed *jsonc.Editor, entry jsonc.Span) ([]jsonc.Span, error) {
 	if !ed.IsObject(entry) {
 		return nil, nil
+	}
+	if h.Flat {
+		return []jsonc.Span{entry}, nil
 	}
 	hs, ok, err := ed.Member(entry, "hooks")
 	if err != nil || !ok || !ed.IsArray(hs) {
@@ -325,7 +345,7 @@ func (h *Hook) Commands(text []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := findHooks(ed, entries, h.agent)
+	found, err := h.findHooks(ed, entries)
 	var commands []string
 	for _, f := range found {
 		commands = append(commands, f.command)
@@ -413,7 +433,7 @@ func (h *Hook) removeOne(text []byte) (out []byte, done bool, err error) {
 		return nil, false, err
 	}
 	for e, entry := range entries {
-		handlers, err := entryHandlers(ed, entry)
+		handlers, err := h.entryHandlers(ed, entry)
 		if err != nil {
 			return nil, false, err
 		}

@@ -200,7 +200,7 @@ func callsByID(msgs []message) map[string]call {
 
 // Tool names, by kind, as the agents call them.
 var (
-	readTools  = []string{"Read", "read", "read_file"}
+	readTools  = []string{"Read", "read", "read_file", "view"}
 	writeTools = []string{"Write", "write", "write_file"}
 	shellTools = []string{"exec_command", "shell", "shell_command", "run_shell_command", "bash", "Bash"}
 	pathProps  = []string{"file_path", "absolute_path", "filePath", "path"}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -22,6 +23,14 @@ type Protocol struct {
 	// Tools are the tools whose input the hook expands; a call of any
 	// other is let through.
 	Tools []Tool
+	// Reads are tools that read the file their one field names (crush's
+	// view, file_path), for an agent that asks before reading outside its
+	// working directory and takes a hook's allow as the user's yes: a call
+	// that reads a file the hook could expand from one of its directories
+	// (pbwrap's paste root: never the working directory) is allowed, so
+	// that the agent reads a saved paste without asking; any other goes
+	// on unchanged. Only for the UpdatedInput and AllowedInput replies.
+	Reads []Tool
 }
 
 // Reply is the form of a hook's answer.
@@ -43,6 +52,13 @@ const (
 	// that object alone, and no decision; a denial is {"decision": "deny",
 	// "reason": ...} (Gemini CLI, pbwrap's Pi extension).
 	ToolInput
+	// PermissionInput answers {"hookSpecificOutput": {"hookEventName":
+	// EVENT, "decision": {"behavior": "allow", "updatedInput": INPUT}}},
+	// for an agent whose only hook that can rewrite a call is the one it
+	// runs instead of its approval dialog, and that takes a rewrite only
+	// with an allow (Qwen Code's PermissionRequest); a denial is
+	// "decision": {"behavior": "deny", "message": ...}.
+	PermissionInput
 )
 
 // A Tool is one of an agent's tools whose input writes text into files.
@@ -70,11 +86,11 @@ func (t Tool) String() string {
 	return t.Name + " (" + strings.Join(what, ", ") + ")"
 }
 
-// tool returns the tool called name, or nil.
-func (p *Protocol) tool(name string) *Tool {
-	for i := range p.Tools {
-		if p.Tools[i].Name == name {
-			return &p.Tools[i]
+// tool returns the tool called name among tools, or nil.
+func tool(tools []Tool, name string) *Tool {
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i]
 		}
 	}
 	return nil
@@ -140,8 +156,14 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	if err := json.Unmarshal(in, &req); err != nil {
 		return nil, fmt.Errorf("hook input: %w", err)
 	}
-	tool := p.tool(req.ToolName)
-	if req.HookEventName != "" && req.HookEventName != p.Event || tool == nil {
+	if req.HookEventName != "" && req.HookEventName != p.Event {
+		return nil, nil
+	}
+	if read := tool(p.Reads, req.ToolName); read != nil {
+		return p.allowRead(read, req.ToolInput, req.Cwd, sc)
+	}
+	tool := tool(p.Tools, req.ToolName)
+	if tool == nil {
 		return nil, nil
 	}
 	input, fields, err := tool.input(req.ToolInput)
@@ -192,6 +214,8 @@ func (p *Protocol) rewrite(input *object, size int) ([]byte, error) {
 		b = append(b, `,"permissionDecision":"allow","updatedInput":`...)
 	case UpdatedInput:
 		b = append(b, `,"updatedInput":`...)
+	case PermissionInput:
+		b = append(b, `,"decision":{"behavior":"allow","updatedInput":`...)
 	default:
 		b = append(b, `,"tool_input":`...)
 	}
@@ -199,12 +223,59 @@ func (p *Protocol) rewrite(input *object, size int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Reply == PermissionInput {
+		b = append(b, '}')
+	}
 	return append(b, "}}\n"...), nil
+}
+
+// allowRead answers a call of read, one of the protocol's Reads: allowed
+// when the file its field names opens as a hook opens a file to expand it
+// (scope.open), below one of the scope's roots (not its working directory
+// nor the directories allowed, which the agent's own rules govern), with
+// the scope's rules, following no symbolic link, a regular file with a
+// single link; otherwise no answer, and the agent's own rules decide. A
+// path that is not absolute is the agent's to resolve: no answer.
+func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Scope) ([]byte, error) {
+	if len(read.Fields) != 1 || p.Reply != UpdatedInput && p.Reply != AllowedInput {
+		return nil, nil
+	}
+	var input map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &input); err != nil {
+		return nil, fmt.Errorf("hook input: tool_input of %s: %w", read.Name, err)
+	}
+	var path string
+	if v, ok := input[read.Fields[0]]; !ok || json.Unmarshal(v, &path) != nil || !filepath.IsAbs(path) {
+		return nil, nil
+	}
+	s := newScope("", Scope{Roots: sc.Roots, Session: sc.Session, Home: sc.Home, Deny: sc.Deny})
+	defer s.Close()
+	s.cwd = cwd // For the agent's read rules.
+	f, err := s.open(path)
+	if err != nil {
+		return nil, nil
+	}
+	_ = f.Close() // Only opened, to check it: nothing read.
+	b := append([]byte(`{"hookSpecificOutput":{"hookEventName":`), appendString(nil, []byte(p.Event))...)
+	return append(b, `,"permissionDecision":"allow"}}`+"\n"...), nil
 }
 
 // deny answers with the call denied, the report of e as the reason.
 func (p *Protocol) deny(e *Error) ([]byte, error) {
 	reason := e.Report(hookAction)
+	if p.Reply == PermissionInput {
+		type decision struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message"`
+		}
+		type output struct {
+			HookEventName string   `json:"hookEventName"`
+			Decision      decision `json:"decision"`
+		}
+		return encode(struct {
+			HookSpecificOutput output `json:"hookSpecificOutput"`
+		}{output{p.Event, decision{"deny", reason}}})
+	}
 	if p.Reply == ToolInput {
 		return encode(struct {
 			Decision string `json:"decision"`

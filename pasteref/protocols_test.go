@@ -17,6 +17,24 @@ var (
 		{Name: "write_file", Fields: []string{"content"}},
 		{Name: "replace", Fields: []string{"new_string"}},
 	}}
+	// Qwen Code's PermissionRequest (0.24.4), crush's PreToolUse with its
+	// view tool among the reads. Their golden inputs (testdata/hook/qwen-*,
+	// crush-*) are the calls as each sends them: for Qwen Code, the common
+	// fields its hook runner adds (packages/core/src/hooks/hookEventHandler.ts)
+	// and those of firePermissionRequestHook, the tools' parameters from
+	// its edit and write_file schemas; for crush, hooks.BuildPayload
+	// (internal/hooks/input.go: "event", not "hook_event_name") and the
+	// parameters of internal/agent/tools/{write,edit,multiedit,view}.go, as
+	// docs/hooks/README.md shows them.
+	qwenProto = Protocol{Event: "PermissionRequest", Reply: PermissionInput, Tools: []Tool{
+		{Name: "write_file", Fields: []string{"content"}},
+		{Name: "edit", Fields: []string{"new_string"}},
+	}}
+	crushProto = Protocol{Event: "PreToolUse", Reply: UpdatedInput, Tools: []Tool{
+		{Name: "write", Fields: []string{"content"}},
+		{Name: "edit", Fields: []string{"new_string"}},
+		{Name: "multiedit", List: "edits", Item: "new_string"},
+	}, Reads: []Tool{{Name: "view", Fields: []string{"file_path"}}}}
 	piProto = Protocol{Event: "tool_call", Reply: ToolInput, Tools: []Tool{
 		{Name: "write", Fields: []string{"content"}},
 		{Name: "edit", Fields: []string{"newText"}, List: "edits", Item: "newText"},
@@ -27,3 +45,5 @@ func ClaudeHook(in []byte, dirs []string) ([]byte, error) { return claudeProto.A
 func CodexHook(in []byte, dirs []string) ([]byte, error)  { return codexProto.Answer(in, dirs) }
 func GeminiHook(in []byte, dirs []string) ([]byte, error) { return geminiProto.Answer(in, dirs) }
 func PiHook(in []byte, dirs []string) ([]byte, error)     { return piProto.Answer(in, dirs) }
+func QwenHook(in []byte, dirs []string) ([]byte, error)   { return qwenProto.Answer(in, dirs) }
+func CrushHook(in []byte, dirs []string) ([]byte, error)  { return crushProto.Answer(in, dirs) }

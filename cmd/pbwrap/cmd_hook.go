@@ -51,7 +51,8 @@ they write (see pbwrap help expand):
   unchanged;
 - references that all expand: it answers with the tool input, expanded, and
   the agent's own permissions decide as they would have (an edit that would
-  have asked the user still asks);
+  have asked the user still asks), for every agent but Qwen Code, whose hook
+  can rewrite a call only by approving it (below);
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
 
@@ -68,7 +69,7 @@ rules, so it is stricter than pbwrap expand:
   links (/tmp on macOS); they are resolved once and opened;
 - it honours the agent's own rules for reading files where the agent has
   them (Claude Code's permissions.deny Read rules, from every settings
-  file; what Gemini CLI's .geminiignore names): a file the agent may not
+  file; what Gemini CLI's .geminiignore and Qwen Code's .qwenignore name): a file the agent may not
   read does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,

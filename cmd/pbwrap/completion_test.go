@@ -39,7 +39,7 @@ func completionCases() []completionCase {
 		{line: "pbwrap --root /tmp --min", want: []string{"--min-bytes", "--min-lines"}},
 		{line: "pbwrap --root /tmp --log /tmp/log --of", want: []string{"--off"}},
 		{line: "pbwrap completion ", want: []string{"bash", "zsh", "fish"}},
-		{line: "pbwrap hook ", want: []string{"claude", "codex", "gemini", "pi"}, mustNot: []string{"--root", "qwen"}},
+		{line: "pbwrap hook ", want: []string{"claude", "codex", "gemini", "pi", "qwen", "crush"}, mustNot: []string{"--root", "amp"}},
 		// The arguments and values pbwrap declares, asked of pbwrap as the
 		// user types: --burst's values, before a command and after one
 		// that takes it; setup's agents after its flags; help agents'
