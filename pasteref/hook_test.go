@@ -49,6 +49,10 @@ func TestHookGolden(t *testing.T) {
 				hook = GeminiHook
 			case strings.HasPrefix(name, "pi-"):
 				hook = PiHook
+			case strings.HasPrefix(name, "copilot-"):
+				hook = CopilotHook
+			case strings.HasPrefix(name, "opencode-"):
+				hook = OpencodeHook
 			}
 			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)), []string{dir})
 			if err != nil {
