@@ -48,6 +48,11 @@ func TestMain(m *testing.M) {
 // than that on a fast machine.
 const personsPause = 200 * time.Millisecond
 
+// startTimeout is how long an agent may take to its first screen: opencode
+// takes over a minute and a half in a fresh HOME on a busy machine with two
+// cores, where it installs its plugin package when it finds a plugin.
+const startTimeout = 4 * time.Minute
+
 // pasteLines is how many lines the test pastes: far over pbwrap's 200.
 const pasteLines = 600
 
@@ -215,7 +220,7 @@ func (r *run) appendFile(rel, text string) {
 // it is ready.
 func (r *run) start(a agentCase, wrapped bool) *tmux {
 	s := r.startUnready(a, wrapped)
-	s.waitScreen(a.ready, 60*time.Second)
+	s.waitScreen(a.ready, startTimeout)
 	time.Sleep(time.Second) // Let it settle: some agents redraw once more.
 	return s
 }
