@@ -23,6 +23,11 @@ type E2E struct {
 	WriteArgs []string
 	// Ready is what the agent's screen shows once it takes input.
 	Ready string
+	// PasteMark is what a user message holds in place of a large paste
+	// when the agent itself keeps the paste in a file and sends the model
+	// a mention of it (Copilot CLI's "<pasted_content file="); "" for an
+	// agent that sends the paste's text.
+	PasteMark string
 	// Prompts are texts of the agent's permission prompts: none may show
 	// while it reads a saved paste.
 	Prompts []string

@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/internal/jsonc"
+	"github.com/pbwrap/pbwrap/pasteref"
 )
 
 // opencode asks before reading outside its project: pbwrap allows the
 // root as an external directory in OPENCODE_CONFIG_CONTENT, the
-// configuration opencode reads from its environment last.
+// configuration opencode reads from its environment last. It runs hooks
+// from plugins, code it loads, so pbwrap's hook for it is a plugin of
+// pbwrap's, which runs pbwrap hook opencode from its tool.execute.before
+// hook.
 var opencode = &Agent{
 	Name: "opencode", Title: "opencode",
 	Subcommands: []string{"completion", "acp", "mcp", "attach", "run", "debug", "providers", "auth", "agent",
@@ -19,6 +24,29 @@ var opencode = &Agent{
 		"plugin", "plug", "db"},
 	Env:   &Var{Name: "OPENCODE_CONFIG_CONTENT", Value: opencodeConfig},
 	Reads: "OPENCODE_CONFIG_CONTENT allowing ROOT/** as an external directory (asks before reading outside the project otherwise)",
+	Hook: &Hook{
+		// The tools and their fields as opencode's tool schemas name them:
+		// write (filePath, content), edit (filePath, oldString, newString,
+		// replaceAll), and apply_patch (patchText), which GPT models get
+		// instead of edit and write.
+		Protocol: pasteref.Protocol{Event: "tool.execute.before", Reply: pasteref.ToolInput, Tools: []pasteref.Tool{
+			{Name: "write", Fields: []string{"content"}},
+			{Name: "edit", Fields: []string{"newString"}},
+			{Name: "apply_patch", Fields: []string{"patchText"}, Patch: true},
+		}},
+		File: func(env Env) (string, error) {
+			return env.file("XDG_CONFIG_HOME", ".config", filepath.Join("opencode", "plugin", "pbwrap.js"))
+		},
+		Where:     "$XDG_CONFIG_HOME/opencode/plugin/pbwrap.js, else ~/.config/opencode/plugin/pbwrap.js",
+		Extension: &Extension{Text: opencodePlugin, Call: "spawn("},
+		About: `It speaks the protocol of Gemini CLI's hook, from the
+tool.execute.before hook of a small opencode plugin, which replaces the
+tool's arguments with the answer, or throws the reason, which stops the call
+and reaches the model: pbwrap help agents opencode-extension prints the
+plugin.`,
+		After:       "opencode loads the plugin from its next start on",
+		AfterRemove: "opencode runs the plugin no more from its next start on",
+	},
 	E2E: E2E{
 		// A provider for the fake model in OPENCODE_CONFIG_CONTENT (pbwrap
 		// adds its permission to that value), models.dev not fetched, no
@@ -81,3 +109,57 @@ func opencodeRules(v json.RawMessage) (jsonc.Object, error) {
 	}
 	return jsonc.ParseObject(v)
 }
+
+// opencodePlugin is pbwrap's opencode plugin: from opencode's
+// tool.execute.before hook, which may change a call's arguments in place or
+// stop the call by throwing, it runs pbwrap hook opencode on write, edit and
+// apply_patch calls with a reference. opencode runs the tool with the very
+// object it hands the hook as output.args, so the plugin changes that
+// object's members rather than replacing it.
+const opencodePlugin = `// pbwrap's opencode plugin: expands {{file:/absolute/path:START:END}}
+// references in write, edit and apply_patch calls before they run, with
+// "pbwrap hook opencode". A reference that does not expand stops the call,
+// with the reason, and nothing is written. Save it as
+// ~/.config/opencode/plugin/pbwrap.js (pbwrap help agents opencode-extension
+// prints it), then start opencode again.
+import { spawn } from "node:child_process";
+
+const tools = ["write", "edit", "apply_patch"];
+
+// hook runs pbwrap hook opencode with the call on its standard input.
+function hook(call, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn("pbwrap", ["hook", "opencode"], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s) => (stdout += s));
+    child.stderr.setEncoding("utf8").on("data", (s) => (stderr += s));
+    child.on("error", (err) => resolve({ code: -1, stdout, stderr: String(err) }));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on("error", () => {});
+    child.stdin.end(call);
+  });
+}
+
+export const PbwrapPlugin = async ({ directory }) => ({
+  "tool.execute.before": async (input, output) => {
+    if (!tools.includes(input.tool)) return;
+    if (!JSON.stringify(output.args).includes("{{file:")) return;
+    const call = { hook_event_name: "tool.execute.before", tool_name: input.tool, tool_input: output.args, cwd: directory };
+    const r = await hook(JSON.stringify(call), directory);
+    if (r.code !== 0) {
+      throw new Error(r.stderr.trim() || "pbwrap hook opencode failed (exit status " + r.code + ")");
+    }
+    if (r.stdout.trim() === "") return;
+    const answer = JSON.parse(r.stdout);
+    if (answer.decision === "deny") throw new Error(answer.reason);
+    const args = answer.hookSpecificOutput?.tool_input;
+    if (typeof args !== "object" || args === null) {
+      throw new Error("pbwrap hook opencode gave no tool_input");
+    }
+    // opencode runs the tool with output.args: replace its members in place.
+    for (const key of Object.keys(output.args)) delete output.args[key];
+    Object.assign(output.args, args);
+  },
+});
+`

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pbwrap/pbwrap/pasteref"
 )
 
 // Every agent in the registry is whole: a name the command is found by, a
@@ -94,6 +96,9 @@ func checkHook(t *testing.T, a *Agent) {
 		}
 		for _, input := range inputs {
 			in, _ := json.Marshal(map[string]any{"hook_event_name": h.Protocol.Event, "tool_name": tool.Name, "tool_input": input, "cwd": dir})
+			if h.Protocol.Reply == pasteref.ModifiedArgs { // Copilot CLI's names.
+				in, _ = json.Marshal(map[string]any{"toolName": tool.Name, "toolArgs": input, "cwd": dir})
+			}
 			out, err := h.Protocol.Answer(in, nil)
 			if err != nil || !strings.Contains(string(out), "two") || strings.Contains(string(out), "{{file:") ||
 				!strings.Contains(string(out), `"keep":1`) || strings.Contains(string(out), "deny") {

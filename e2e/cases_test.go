@@ -19,7 +19,7 @@ var agentCases = func() []agentCase {
 		if e.Ready == "" {
 			continue // Not installable here (scripts/e2e-agents).
 		}
-		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil}
+		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil, pasteMark: e.PasteMark}
 		for _, q := range e.Questions {
 			c.questions = append(c.questions, question{q.Text, q.Keys})
 		}

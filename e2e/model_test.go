@@ -201,10 +201,10 @@ func callsByID(msgs []message) map[string]call {
 // Tool names, by kind, as the agents call them.
 var (
 	readTools  = []string{"Read", "read", "read_file", "view"}
-	writeTools = []string{"Write", "write", "write_file"}
+	writeTools = []string{"Write", "write", "write_file", "create"}
 	shellTools = []string{"exec_command", "shell", "shell_command", "run_shell_command", "bash", "Bash"}
 	pathProps  = []string{"file_path", "absolute_path", "filePath", "path"}
-	writeProps = []string{"content"}
+	writeProps = []string{"content", "file_text"}
 	shellProps = []string{"cmd", "command"}
 )
 
@@ -235,7 +235,11 @@ func firstProp(t *tool, names []string) string {
 func readCall(tools []tool, path string, sc scenario) *call {
 	if t := findTool(tools, readTools); t != nil {
 		if p := firstProp(t, pathProps); p != "" {
-			return &call{id: "call_read", name: t.name, args: jsonArgs(map[string]any{p: path})}
+			args := map[string]any{p: path}
+			if firstProp(t, []string{"view_range"}) != "" { // Copilot CLI's view reads a large file by its lines only.
+				args["view_range"] = []int{1, pasteLines}
+			}
+			return &call{id: "call_read", name: t.name, args: jsonArgs(args)}
 		}
 	}
 	if t := findTool(tools, shellTools); t != nil {
@@ -259,7 +263,7 @@ func writeCall(tools []tool, paste string, sc scenario) *call {
 	ref := fmt.Sprintf("{{file:%s:1:%d}}", paste, sc.lines)
 	if t := findTool(tools, writeTools); t != nil {
 		if p := firstProp(t, pathProps); p != "" {
-			return &call{id: "call_write", name: t.name, args: jsonArgs(map[string]any{p: sc.target, "content": ref})}
+			return &call{id: "call_write", name: t.name, args: jsonArgs(map[string]any{p: sc.target, firstProp(t, writeProps): ref})}
 		}
 	}
 	if t := findTool(tools, []string{"apply_patch"}); t != nil {

@@ -34,7 +34,7 @@ type question struct {
 func (r *run) startQuestions(a agentCase, wrapped bool) (asked []string, unknown string) {
 	s := r.startUnready(a, wrapped)
 	defer s.kill()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(startTimeout)
 	var answered []string
 	for time.Now().Before(deadline) {
 		// An agent that does not use the alternate screen leaves a question

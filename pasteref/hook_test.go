@@ -53,6 +53,10 @@ func TestHookGolden(t *testing.T) {
 				hook = QwenHook
 			case strings.HasPrefix(name, "crush-"):
 				hook = CrushHook
+			case strings.HasPrefix(name, "copilot-"):
+				hook = CopilotHook
+			case strings.HasPrefix(name, "opencode-"):
+				hook = OpencodeHook
 			}
 			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)), []string{dir})
 			if err != nil {

@@ -10,9 +10,10 @@ import (
 
 // A Protocol is an agent's hook wire format: the event its hook is called
 // on, the tools whose input the hook expands, and the form of the answer
-// that rewrites or denies the call. The call always comes as one JSON
-// object, {"hook_event_name", "tool_name", "tool_input", "cwd"}; Claude
-// Code, Codex, Gemini CLI and pbwrap's Pi extension all send those names.
+// that rewrites or denies the call. The call comes as one JSON object,
+// {"hook_event_name", "tool_name", "tool_input", "cwd"}, the names Claude
+// Code, Codex, Gemini CLI and pbwrap's Pi and opencode extensions send, or
+// in Copilot CLI's names (ModifiedArgs).
 type Protocol struct {
 	// Event is the hook_event_name the hook answers ("PreToolUse"); a call
 	// that names no event is taken too, one that names another is let
@@ -59,6 +60,13 @@ const (
 	// with an allow (Qwen Code's PermissionRequest); a denial is
 	// "decision": {"behavior": "deny", "message": ...}.
 	PermissionInput
+	// ModifiedArgs is GitHub Copilot CLI's preToolUse hook, which names
+	// things its own way: the call comes as {"toolName", "toolArgs",
+	// "cwd"}, toolArgs the tool's input as an object (its documentation
+	// shows that object as a JSON string: both are read), and no event
+	// name; the answer is {"modifiedArgs": INPUT} with no decision, and a
+	// denial {"permissionDecision": "deny", "permissionDecisionReason": ...}.
+	ModifiedArgs
 )
 
 // A Tool is one of an agent's tools whose input writes text into files.
@@ -152,8 +160,8 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	if len(in) > MaxHookInput {
 		return p.deny(inputTooLarge())
 	}
-	var req hookInput
-	if err := json.Unmarshal(in, &req); err != nil {
+	req, err := p.parse(in)
+	if err != nil {
 		return nil, fmt.Errorf("hook input: %w", err)
 	}
 	if req.HookEventName != "" && req.HookEventName != p.Event {
@@ -183,6 +191,36 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	return p.rewrite(input, len(in)+answerSize(fields))
 }
 
+// parse reads the call in the protocol's names.
+func (p *Protocol) parse(in []byte) (hookInput, error) {
+	var req hookInput
+	if p.Reply != ModifiedArgs {
+		err := json.Unmarshal(in, &req)
+		return req, err
+	}
+	var c struct {
+		ToolName         string          `json:"toolName"`
+		ToolArgs         json.RawMessage `json:"toolArgs"`
+		Cwd              string          `json:"cwd"`
+		WorkingDirectory string          `json:"workingDirectory"`
+	}
+	if err := json.Unmarshal(in, &c); err != nil {
+		return req, err
+	}
+	req.ToolName, req.ToolInput, req.Cwd = c.ToolName, c.ToolArgs, c.Cwd
+	if req.Cwd == "" {
+		req.Cwd = c.WorkingDirectory
+	}
+	var args string
+	if len(c.ToolArgs) > 0 && c.ToolArgs[0] == '"' {
+		if err := json.Unmarshal(c.ToolArgs, &args); err != nil {
+			return req, fmt.Errorf("toolArgs: %w", err)
+		}
+		req.ToolInput = json.RawMessage(args)
+	}
+	return req, nil
+}
+
 // input parses the call's tool input and lists its fields that have
 // references.
 func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
@@ -207,6 +245,14 @@ func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
 // what the answer is expected to take.
 func (p *Protocol) rewrite(input *object, size int) ([]byte, error) {
 	b := make([]byte, 0, size+128)
+	if p.Reply == ModifiedArgs {
+		b = append(b, `{"modifiedArgs":`...)
+		b, err := input.appendTo(b)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, "}\n"...), nil
+	}
 	b = append(b, `{"hookSpecificOutput":{"hookEventName":`...)
 	b = appendString(b, []byte(p.Event))
 	switch p.Reply {
@@ -263,7 +309,8 @@ func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Sco
 // deny answers with the call denied, the report of e as the reason.
 func (p *Protocol) deny(e *Error) ([]byte, error) {
 	reason := e.Report(hookAction)
-	if p.Reply == PermissionInput {
+	switch p.Reply {
+	case PermissionInput:
 		type decision struct {
 			Behavior string `json:"behavior"`
 			Message  string `json:"message"`
@@ -275,8 +322,12 @@ func (p *Protocol) deny(e *Error) ([]byte, error) {
 		return encode(struct {
 			HookSpecificOutput output `json:"hookSpecificOutput"`
 		}{output{p.Event, decision{"deny", reason}}})
-	}
-	if p.Reply == ToolInput {
+	case ModifiedArgs:
+		return encode(struct {
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		}{"deny", reason})
+	case ToolInput:
 		return encode(struct {
 			Decision string `json:"decision"`
 			Reason   string `json:"reason"`

@@ -39,11 +39,34 @@ var (
 		{Name: "write", Fields: []string{"content"}},
 		{Name: "edit", Fields: []string{"newText"}, List: "edits", Item: "newText"},
 	}}
+	// Copilot CLI: the call as its SDK's hook documentation shows it
+	// (docs.github.com/en/copilot/how-tos/copilot-sdk/use-hooks/pre-tool-use:
+	// timestamp, cwd, toolName, toolArgs an object; the answer's
+	// permissionDecision, permissionDecisionReason, modifiedArgs) and as
+	// its command hooks' reference shows it (toolArgs a JSON string:
+	// copilot-stringargs); the tools' fields from its tool schemas
+	// (create: path, file_text; edit: path, old_str, new_str).
+	copilotProto = Protocol{Event: "preToolUse", Reply: ModifiedArgs, Tools: []Tool{
+		{Name: "create", Fields: []string{"file_text"}},
+		{Name: "edit", Fields: []string{"new_str"}},
+	}}
+	// opencode: the call pbwrap's plugin builds from the hook
+	// tool.execute.before(input, output), input.tool and output.args,
+	// the arguments as opencode's tool schemas name them (write: content,
+	// filePath; edit: filePath, oldString, newString, replaceAll;
+	// apply_patch: patchText, its example patch).
+	opencodeProto = Protocol{Event: "tool.execute.before", Reply: ToolInput, Tools: []Tool{
+		{Name: "write", Fields: []string{"content"}},
+		{Name: "edit", Fields: []string{"newString"}},
+		{Name: "apply_patch", Fields: []string{"patchText"}, Patch: true},
+	}}
 )
 
-func ClaudeHook(in []byte, dirs []string) ([]byte, error) { return claudeProto.Answer(in, dirs) }
-func CodexHook(in []byte, dirs []string) ([]byte, error)  { return codexProto.Answer(in, dirs) }
-func GeminiHook(in []byte, dirs []string) ([]byte, error) { return geminiProto.Answer(in, dirs) }
-func PiHook(in []byte, dirs []string) ([]byte, error)     { return piProto.Answer(in, dirs) }
-func QwenHook(in []byte, dirs []string) ([]byte, error)   { return qwenProto.Answer(in, dirs) }
-func CrushHook(in []byte, dirs []string) ([]byte, error)  { return crushProto.Answer(in, dirs) }
+func ClaudeHook(in []byte, dirs []string) ([]byte, error)   { return claudeProto.Answer(in, dirs) }
+func CodexHook(in []byte, dirs []string) ([]byte, error)    { return codexProto.Answer(in, dirs) }
+func GeminiHook(in []byte, dirs []string) ([]byte, error)   { return geminiProto.Answer(in, dirs) }
+func PiHook(in []byte, dirs []string) ([]byte, error)       { return piProto.Answer(in, dirs) }
+func CopilotHook(in []byte, dirs []string) ([]byte, error)  { return copilotProto.Answer(in, dirs) }
+func QwenHook(in []byte, dirs []string) ([]byte, error)     { return qwenProto.Answer(in, dirs) }
+func CrushHook(in []byte, dirs []string) ([]byte, error)    { return crushProto.Answer(in, dirs) }
+func OpencodeHook(in []byte, dirs []string) ([]byte, error) { return opencodeProto.Answer(in, dirs) }

@@ -39,7 +39,7 @@ what the agent needs to start without asking about it:
 		for _, f := range a.Trust {
 			text += ", and " + f.Help
 		}
-		writeItem(&b, a.Name, text, 11)
+		writeItem(&b, a.Name, text, 12)
 	}
 	b.WriteString(setupHelpText)
 	return b.String()

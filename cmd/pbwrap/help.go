@@ -285,7 +285,13 @@ func printAgentHelp(c *command, std *streams, cfg *config, name string) error {
 	}
 	a := agent.Find(name)
 	if a == nil {
-		return usagef("no agent %q (pbwrap knows %s; pi-extension prints pbwrap's Pi extension)", name, agent.Names(agent.All(), ""))
+		var ext []string
+		for _, a := range agent.Hooked() {
+			if a.Hook.Extension != nil {
+				ext = append(ext, a.Name+"-extension")
+			}
+		}
+		return usagef("no agent %q (pbwrap knows %s; %s print pbwrap's extensions)", name, agent.Names(agent.All(), ""), strings.Join(ext, " and "))
 	}
 	fmt.Fprint(std.out, withRefFormat(agent.Instructions(a), cfg.refFormat))
 	if a.Hook == nil {
