@@ -96,7 +96,7 @@ func Run(cfg Config) (int, error) {
 }
 
 // startTrace starts tracing the run, and returns what stops it. It does
-// nothing unless the build tag pbwrap_trace is set (see trace_on.go).
+// nothing unless the build tag pbwrap_trace is set (see trace_unix.go).
 var startTrace = func() func() { return func() {} }
 
 // ignoreTTIN makes a read of the terminal from the background fail with
