@@ -25,8 +25,8 @@ import (
 var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT}
 
 // A session is one run of Run. Its parts are owned by job: the terminal
-// (term_unix.go), job control (jobs_unix.go) and the copying both ways
-// (pumps_unix.go).
+// (term_unix.go), job control (jobs_unix.go), the copying both ways
+// (relay_unix.go) and how each direction starts and ends (pumps_unix.go).
 type session struct {
 	cfg    Config
 	master *os.File
@@ -38,7 +38,8 @@ type session struct {
 
 	// own is pbwrap's own descriptor of the terminal (see ownTerminal), or
 	// nil; inSrc reads the terminal (own or standard input) and outSrc the
-	// PTY.
+	// PTY; the output pump writes own or standard output, the input pump
+	// the PTY.
 	own    *os.File
 	inSrc  *endpoint
 	outSrc *endpoint
