@@ -52,13 +52,15 @@ import (
 // direction, with its own goroutine, buffer and pump, goes on. Neither
 // direction ever waits for the other. The session's goroutine takes a
 // pump's mutex to write the terminal set-up and reset (output) and at
-// the end (both): with the end, it waits at most endLockWait and
-// lingerSlack for a pump blocked in a write, and the drain ends the
-// output without waiting for a read that never ends (DrainTimeout). The
-// set-up and reset wait for the output as any writer to that terminal
-// must. The lock order is the session's mu, then a pump's, and no pump
-// call takes the session's: a filter that panics unlocks its pump
-// before guard gives the terminal back.
+// the end (both). On the input side it waits at most endLockWait and
+// lingerSlack for a pump blocked in a write to a command that does not
+// read. On the output side the drain stops waiting for the PTY after
+// DrainTimeout (a grandchild may hold it open), and the set-up, the reset
+// and the drain's close wait for a write to the terminal in progress, as
+// any writer to that terminal must: the terminal, not pbwrap, holds it.
+// The lock order is the session's mu, then a pump's, and no pump call
+// takes the session's: a filter that panics unlocks its pump before
+// guard gives the terminal back.
 
 // ioBufSize is the read size on both directions: large enough that a
 // flood of output or a big paste moves in few system calls, small enough
