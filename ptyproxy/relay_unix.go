@@ -25,8 +25,8 @@ import (
 // pbwrap's own (ownTerminal), wherever the system's poller takes it
 // (Linux, FreeBSD). Where it does not (macOS's /dev/tty and kqueue), the
 // terminal side reads standard input and writes standard output,
-// blocking; the code that runs is the same. The same code runs on every
-// system: there is no second path.
+// blocking, through the same code: there is no second path on any
+// system.
 //
 // A read waits until the filter's deadline, if it set one: the read ends
 // with os.ErrDeadlineExceeded and the same goroutine calls the pump's
