@@ -191,13 +191,6 @@ func (p *Parser) Close() {
 	p.holdAt, p.lastIn = time.Time{}, time.Time{}
 }
 
-// PassesPlain reports whether the next Write of bytes with no ESC emits
-// them, at whatever time, as one Typed run and nothing else: no paste is
-// open, none may go on (see Flush), and no marker prefix is held.
-func (p *Parser) PassesPlain() bool {
-	return !p.inPaste && !p.late && p.nhold == 0
-}
-
 // InPaste reports whether a paste is open.
 func (p *Parser) InPaste() bool {
 	return p.inPaste

@@ -493,30 +493,3 @@ func TestParserAllocs(t *testing.T) {
 		}
 	}
 }
-
-// PassesPlain holds outside a paste with nothing held, and not where
-// plain bytes would be a paste's data or its rest.
-func TestParserPassesPlain(t *testing.T) {
-	var r recorder
-	p := NewParser(&r)
-	for _, step := range []struct {
-		in   string
-		want bool
-	}{
-		{"", true},
-		{"typed", true},
-		{"\x1b[20", false}, // A marker's prefix is held.
-		{"x", true},
-		{StartMarker + "data", false},
-		{EndMarker, true},
-	} {
-		p.Write([]byte(step.in), epoch)
-		if got := p.PassesPlain(); got != step.want {
-			t.Fatalf("after %q: PassesPlain = %v, want %v", step.in, got, step.want)
-		}
-	}
-	late := newLateParser(&r)
-	if late.PassesPlain() {
-		t.Error("PassesPlain after a paste ended at the silence: plain bytes are its rest")
-	}
-}

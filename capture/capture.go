@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -458,22 +457,6 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 	in.send(body)
 	in.closeDelivery(bracketed)
 	return bracketed
-}
-
-// Passing implements ptyproxy.Passer: keys typed with no paste open or
-// starting go through unchanged, any number of them, unless Input looks
-// for unmarked pastes (it holds every byte then), holds what may be the
-// terminal's answer, or, with BurstAuto, does not know yet whether the
-// terminal marks pastes (the time of the next input may decide: see
-// AnswerWait).
-func (in *Input) Passing() int {
-	switch {
-	case in.gone || !in.parser.PassesPlain() || in.burst != nil || !in.replies.Deadline().IsZero():
-		return 0
-	case in.cfg.Burst == BurstAuto && !in.decided:
-		return 0
-	}
-	return math.MaxInt
 }
 
 // Typed implements bracketed.Sink: keystrokes go straight through, by

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -63,15 +62,6 @@ func NewOutput(cfg OutputConfig) *Output {
 // Mode reports whether the child has bracketed paste on. Safe for
 // concurrent use: Input asks it from the input goroutine.
 func (o *Output) Mode() bool { return o.f.Enabled() }
-
-// Passing implements ptyproxy.Passer: plain text goes through unchanged,
-// however long, unless a sequence is under way.
-func (o *Output) Passing() int {
-	if o.f.Idle() {
-		return math.MaxInt
-	}
-	return 0
-}
 
 // Filter passes the child's output p on to the terminal w.
 func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {

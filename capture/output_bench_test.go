@@ -3,9 +3,13 @@ package capture
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pbwrap/pbwrap/store"
 )
 
 // benchmarkOutput times the output filter as pbwrap wires it (mode
@@ -50,5 +54,48 @@ func BenchmarkInputPaste64K(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		in.Filter(io.Discard, chunk, now)
+	}
+}
+
+// BenchmarkInputPasteSaved is the input filter saving a whole bracketed
+// paste of 8 MiB to a store session, read 4 KiB at a time as a terminal's
+// line discipline hands it over: the parser, the two temp files, the
+// hash, and the commit with its syncs.
+func BenchmarkInputPasteSaved(b *testing.B) {
+	dir := b.TempDir()
+	if shm, err := os.MkdirTemp("/dev/shm", "pbwrap-bench-"); err == nil {
+		dir = shm
+		defer os.RemoveAll(shm)
+	}
+	root, err := store.OpenRoot(filepath.Join(dir, "root"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var sess *store.Session
+	open := func() (*store.Session, error) {
+		if sess != nil {
+			return sess, nil
+		}
+		id, err := store.NewSessionID()
+		if err != nil {
+			return nil, err
+		}
+		sess, err = root.NewSession(id, store.Meta{PID: 1, Argv0: "agent", Start: now, Version: "bench"})
+		return sess, err
+	}
+	line := bytes.Repeat([]byte("x"), 79)
+	body := bytes.Repeat(append(line, '\r'), 8<<20/80)
+	paste := append(append([]byte("\x1b[200~"), body...), "\x1b[201~"...)
+	b.SetBytes(int64(len(paste)))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		in := NewInput(Config{MinBytes: DefaultMinBytes, MinLines: DefaultMinLines, Open: open, RepeatWindow: -1})
+		paste[len(paste)-8] = byte('a' + i%26) // Not the same text as the last: no reuse.
+		for p := paste; len(p) > 0; {
+			n := min(4096, len(p))
+			in.Filter(io.Discard, p[:n], now)
+			p = p[n:]
+		}
 	}
 }

@@ -16,20 +16,8 @@
 // action.
 //
 // Each direction is one goroutine that reads, filters and writes, with no
-// hand-off: it also calls the filter's Flush when its read has waited
-// until the filter's deadline, so no timer runs. The terminal (opened
-// anew, a file description of pbwrap's own) and the PTY are non-blocking
-// in Go's poller: a waiting direction is a parked goroutine, not a thread
-// blocked in read(2), whose wake-up cost the runtime's monitor thread a
-// wake-up and a P hand-off on every keystroke (doc/performance.md). On
-// Linux one goroutine, a lane, runs both directions instead, as a C poll
-// loop does, and for a second after the last input it waits in an epoll
-// set of its own with a raw epoll_pwait, which wakes on the waiting
-// thread; the runtime's preemption signal ends that wait, so it holds up
-// neither the garbage collector nor other goroutines (see lane). On macOS
-// kqueue does not take /dev/tty: there the terminal side reads and writes
-// standard input and output, blocking, as before, and only the PTY is in
-// the poller.
+// hand-off, through Go's poller wherever the system's poller takes the
+// descriptor: the same code on Linux, macOS and FreeBSD (see relay).
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.
@@ -72,26 +60,6 @@ type Filter interface {
 	Filter(w io.Writer, p []byte, now time.Time) (deadline time.Time, err error)
 	Flush(w io.Writer, now time.Time) (deadline time.Time, err error)
 	Close(w io.Writer) error
-}
-
-// A Passer is a Filter that can tell, between two calls, how much plain
-// text its next call passes on unchanged. Plain text is bytes with no
-// ESC and none that is or starts a C1 control (0x80 to 0x9F, and 0xC2,
-// which starts one in UTF-8), and its characters are its bytes that do not
-// continue a UTF-8 sequence. Passing returns n, 0 for none: a call to Filter with plain
-// text of at most n characters, whatever its time, writes that text whole
-// and unchanged, and nothing else, before it returns.
-//
-// The proxy then writes such text ahead of the filter, and what the
-// filter writes of it goes nowhere: a keystroke reaches the command
-// without waiting for the filter, whose code, cold after a pause, took
-// longer than the proxy's own (doc/performance.md, "Fifth pass"). The
-// filter is given the time of the read, from before that write. Passing
-// is asked after each call to the filter, and after the command has
-// ended; a filter that writes other than what it passed is logged, once.
-type Passer interface {
-	Filter
-	Passing() int
 }
 
 // An Unfinished input Filter can be in the middle of something that the

@@ -25,8 +25,8 @@ import (
 var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT}
 
 // A session is one run of Run. Its parts are owned by job: the terminal
-// (term_unix.go), job control (jobs_unix.go) and the copying both ways
-// (pumps_unix.go).
+// (term_unix.go), job control (jobs_unix.go), the copying both ways
+// (relay_unix.go) and how each direction starts and ends (pumps_unix.go).
 type session struct {
 	cfg    Config
 	master *os.File
@@ -38,13 +38,11 @@ type session struct {
 
 	// own is pbwrap's own descriptor of the terminal (see ownTerminal), or
 	// nil; inSrc reads the terminal (own or standard input) and outSrc the
-	// PTY.
+	// PTY; the output pump writes own or standard output, the input pump
+	// the PTY.
 	own    *os.File
 	inSrc  *endpoint
 	outSrc *endpoint
-	inDst  *endpoint // writes the PTY
-	outDst *endpoint // writes the terminal
-	lane   *lane     // runs both directions, or nil (see lane)
 
 	mu  sync.Mutex // guards raw
 	raw bool       // the terminal is taken: TerminalSetup written, raw mode asked for
@@ -73,7 +71,6 @@ func Run(cfg Config) (int, error) {
 		return 0, ErrNotTerminal
 	}
 	defer startTrace()()
-	defer startStages()()
 	sigc := make(chan os.Signal, 16)
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
@@ -100,13 +97,8 @@ func Run(cfg Config) (int, error) {
 }
 
 // startTrace starts tracing the run, and returns what stops it. It does
-// nothing unless the build tag pbwrap_trace is set (see trace_on.go).
+// nothing unless the build tag pbwrap_trace is set (see trace_unix.go).
 var startTrace = func() func() { return func() {} }
-
-// startStages starts keeping the lane's steps, and returns what writes
-// them out. It does nothing unless the build tag pbwrap_stages is set
-// (see stages_on.go).
-var startStages = func() func() { return func() {} }
 
 // ignoreTTIN makes a read of the terminal from the background fail with
 // EIO instead of stopping pbwrap with SIGTTIN, on Linux and the BSDs
@@ -141,9 +133,8 @@ func open(cfg Config) (*session, *os.File, error) {
 	if s.own != nil {
 		stdin, stdout = s.own, s.own
 	}
-	s.outDst, s.inDst = newEndpoint(stdout, nil), newEndpoint(s.master, nil)
-	s.out = newPump("output", cfg.Output, s.outDst, s.cfg.Logf)
-	s.in = newPump("input", cfg.Input, s.inDst, s.cfg.Logf)
+	s.out = newPump("output", cfg.Output, stdout, s.cfg.Logf)
+	s.in = newPump("input", cfg.Input, s.master, s.cfg.Logf)
 	s.in.src = &source{queued: inputQueued}
 	s.inSrc = newEndpoint(stdin, &s.in.src.taken)
 	s.outSrc = newEndpoint(s.master, &s.outFlight)
@@ -185,25 +176,16 @@ func sameTerminal(f *os.File, fd int) bool {
 }
 
 // closeOwn closes pbwrap's own descriptor of the terminal, which ends the
-// input pump's read (see pumpInput), and the lane.
+// input pump's read (see pumpInput).
 func (s *session) closeOwn() {
-	if s.lane != nil {
-		s.lane.close()
-	}
 	if s.own != nil {
 		_ = s.own.Close() // Best effort.
-		if s.lane != nil {
-			s.lane.closed(s.own) // Let go of at once: see lane.
-		}
 	}
 }
 
 // closeMaster closes the PTY's master side, which hangs up the command.
 func (s *session) closeMaster() {
 	_ = s.master.Close() // Best effort.
-	if s.lane != nil {
-		s.lane.closed(s.master) // Hung up at once, and the lane, which may be the output pump, told: see lane.
-	}
 }
 
 // openPTY opens the PTY with the terminal's line settings and size, and
@@ -266,12 +248,8 @@ func readPid(report io.Reader) int {
 // command has exited, and returns its status.
 func (s *session) run(sigc <-chan os.Signal) int {
 	outDone := make(chan struct{})
-	if s.lane = s.newLane(outDone); s.lane != nil {
-		go s.lane.run() // Ends when Run closes it; its helpers end as the pumps do.
-	} else {
-		go s.pumpOutput(outDone) // Ends at EOF or EIO from the master; see drain.
-		go s.pumpInput()         // Ends with the input, at the latest when Run closes own; never joined (it may read standard input, blocking, for good).
-	}
+	go s.pumpOutput(outDone) // Ends at EOF or EIO from the master; see drain.
+	go s.pumpInput()         // Ends with the input, at the latest when Run closes own; never joined (it may read standard input, blocking, for good).
 	waits := make(chan ptyio.WaitState)
 	go s.wait(waits) // Ends when the session process has ended.
 	return s.loop(sigc, waits, outDone)

@@ -15,11 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ioBufSize is the read size on both directions: large enough that a
-// flood of output or a big paste moves in few system calls, small enough
-// to stay in cache.
-const ioBufSize = 32 << 10
-
 // foregroundPoll is how often pbwrap in the background looks whether it
 // owns the terminal again, besides waking on SIGCONT: cheap, and slow
 // enough to cost nothing while it waits.
@@ -34,7 +29,7 @@ var onOutput func([]byte)
 func (s *session) pumpOutput(done chan<- struct{}) {
 	defer guard()
 	defer close(done)
-	runPump(s.out, s.outSrc, s.output, s.outputEnds)
+	relay(s.out, s.outSrc, s.output, s.outputEnds)
 }
 
 // outputEnds reports whether reading the PTY ends after err: always.
@@ -47,73 +42,12 @@ func (s *session) outputEnds(err error) bool {
 	return true
 }
 
-// runPump is the loop of one direction, in one goroutine, until ends
-// reports that reading ends after an error (see pumpLoop).
-func runPump(p *pump, src *endpoint, feed func([]byte) time.Time, ends func(error) bool) {
-	lp := pumpLoop{p: p, src: src, feed: feed, ends: ends}
-	lp.run(make([]byte, ioBufSize), nil, 0, nil)
-}
-
-// A pumpLoop runs one direction: it reads src, has feed pass what it read
-// through p's filter and write it on, and, when a read has waited until
-// the deadline the filter asked for (due), lets p expire. The bytes read
-// are held (src.held) until feed returns.
-type pumpLoop struct {
-	p    *pump
-	src  *endpoint
-	feed func([]byte) time.Time
-	ends func(error) bool
-	due  time.Time // when p's Flush is owed; zero when nothing is
-}
-
-// run runs the loop, beginning with failed, the error of a read already
-// made, if not nil. It returns true once ends reports that reading ends
-// after an error. With idle not nil it also returns, false, once a read
-// has waited idleAfter with nothing read and nothing owed to the filter,
-// if idle agrees (see lane).
-func (lp *pumpLoop) run(buf []byte, failed error, idleAfter time.Duration, idle func() bool) (ended bool) {
-	for err := failed; ; err = nil {
-		if err == nil {
-			wait := lp.due
-			if idle != nil {
-				if w := time.Now().Add(idleAfter); wait.IsZero() || w.Before(wait) {
-					wait = w
-				}
-			}
-			var n int
-			n, err = lp.src.read(buf, wait)
-			if n > 0 {
-				lp.due = lp.feed(buf[:n])
-			}
-			if lp.src.held != nil {
-				lp.src.held.Store(false)
-			}
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			if !lp.due.IsZero() && !time.Now().Before(lp.due) {
-				lp.due = lp.p.expire()
-			} else if lp.due.IsZero() && idle != nil && idle() {
-				return false
-			}
-		case lp.ends(err):
-			return true
-		}
-	}
-}
-
 // output passes a chunk of the command's output through the output pump.
 func (s *session) output(p []byte) time.Time {
-	return s.outputVia(nil, p)
-}
-
-// outputVia is output writing through w (see pump.feedVia).
-func (s *session) outputVia(w io.Writer, p []byte) time.Time {
 	if onOutput != nil {
 		onOutput(p)
 	}
-	return s.out.feedVia(w, p)
+	return s.out.feed(p)
 }
 
 // drain lets the output pump read what the command left in the PTY, for
@@ -177,7 +111,7 @@ func outputQueued(master *os.File) bool {
 // the terminal (see terminal).
 func (s *session) pumpInput() {
 	defer guard()
-	runPump(s.in, s.inSrc, s.in.feed, s.inputEnds)
+	relay(s.in, s.inSrc, s.in.feed, s.inputEnds)
 }
 
 // inputEnds reports whether reading the terminal ends after err, and

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,21 +26,54 @@ type Temp struct {
 
 	mu      sync.Mutex
 	f       *os.File // nil once closed
-	written int64
-	done    bool // committed or discarded: the temp name is gone
+	written int64    // bytes in the file
+	pending []byte   // bytes taken by Write, not yet in the file (see tempBufSize)
+	done    bool     // committed or discarded: the temp name is gone
 }
 
+// tempBufSize is how much Write gathers before it writes the file: a
+// paste comes a terminal's read at a time (4 KiB on Linux), and one system
+// call per read, per temp file, was most of what saving a paste cost.
+const tempBufSize = 64 << 10
+
 // Write appends p to the file. Its errors are *fs.PathError, which name
-// the temp file.
+// the temp file. What it took without an error is not lost when a later
+// write fails: Open reads it.
 func (t *Temp) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.f == nil {
 		return 0, &fs.PathError{Op: "write", Path: t.path, Err: fs.ErrClosed}
 	}
+	if len(t.pending)+len(p) <= tempBufSize {
+		if t.pending == nil {
+			t.pending = make([]byte, 0, tempBufSize)
+		}
+		t.pending = append(t.pending, p...)
+		return len(p), nil
+	}
+	if err := t.flushLocked(); err != nil {
+		return 0, err
+	}
+	if len(p) < tempBufSize {
+		t.pending = append(t.pending, p...)
+		return len(p), nil
+	}
 	n, err := t.f.Write(p)
 	t.written += int64(n)
 	return n, err
+}
+
+// flushLocked writes what Write has gathered to the file; what it could
+// not write stays gathered.
+func (t *Temp) flushLocked() error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	n, err := t.f.Write(t.pending)
+	t.written += int64(n)
+	t.pending = t.pending[:copy(t.pending, t.pending[n:])]
+	return err
 }
 
 // Path returns the temp file's name.
@@ -56,18 +90,24 @@ func (t *Temp) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("store: reopen %s: %w", t.path, errTempDone)
 	}
 	if t.f != nil {
+		_ = t.flushLocked() // Best effort: what stays gathered is read from memory.
+	}
+	// What Write took and the file does not hold (a failed write left it
+	// gathered) comes after the file's bytes.
+	rest := bytes.NewReader(bytes.Clone(t.pending))
+	if t.f != nil {
 		// Read through a copy of the descriptor already open: no name to
 		// look up, so a temp name removed behind pbwrap's back cannot
 		// make the replay fail.
 		if f, err := dupFile(t.f); err == nil {
-			return readCloser{io.NewSectionReader(f, 0, t.written), f}, nil
+			return readCloser{io.MultiReader(io.NewSectionReader(f, 0, t.written), rest), f}, nil
 		}
 	}
 	f, err := openNoFollow(t.path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("store: reopen temp: %w", err)
 	}
-	return readCloser{io.NewSectionReader(f, 0, t.written), f}, nil
+	return readCloser{io.MultiReader(io.NewSectionReader(f, 0, t.written), rest), f}, nil
 }
 
 type readCloser struct {
@@ -93,18 +133,24 @@ func (t *Temp) discardLocked() error {
 		_ = t.f.Close() // Best effort: the file is going.
 		t.f = nil
 	}
+	t.pending = nil
 	if err := os.Remove(t.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: discard temp: %w", err)
 	}
 	return nil
 }
 
-// closeLocked syncs and closes the file, once. If the sync fails the file
-// stays open, for Discard to close.
+// closeLocked writes what Write gathered, syncs and closes the file, once.
+// If the write or the sync fails the file stays open, for Discard to
+// close.
 func (t *Temp) closeLocked() error {
 	if t.f == nil {
 		return nil
 	}
+	if err := t.flushLocked(); err != nil {
+		return err
+	}
+	t.pending = nil
 	if err := fsutil.SyncFile(t.f); err != nil {
 		return err
 	}

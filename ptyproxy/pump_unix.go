@@ -3,7 +3,6 @@
 package ptyproxy
 
 import (
-	"bytes"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -11,7 +10,7 @@ import (
 )
 
 // A pump passes one direction of the stream through its Filter to w. One
-// goroutine reads, filters and writes (see runPump): it calls feed
+// goroutine reads, filters and writes (see relay): it calls feed
 // with what it read and, when its read has waited until the deadline that
 // feed returned, expire. Those calls and the session's (terminal set-up
 // and reset sequences, the end of the command) are serialized by mu, so
@@ -26,13 +25,6 @@ type pump struct {
 	done bool          // closed: later input is dropped
 	name string
 	logf func(string, ...any)
-
-	// passer is f, if it is a Passer, and pass what it passes next (see
-	// Passer): ahead takes what it writes of text written ahead of it.
-	passer Passer
-	pass   int
-	ahead  aheadWriter
-	lied   bool // the filter wrote other than what went ahead, once at least
 
 	// src, on the input pump, tells whether the terminal has sent input
 	// that the filter has not had (see expire); nil on the output pump.
@@ -71,68 +63,27 @@ func (s *source) quiet() bool {
 }
 
 func newPump(name string, f Filter, w io.Writer, logf func(string, ...any)) *pump {
-	p := &pump{name: name, f: f, w: w, logf: logf, settled: make(chan struct{})}
-	p.passer, _ = f.(Passer)
-	p.askPass()
-	return p
-}
-
-// askPass asks the filter how much plain text its next call passes. p.mu
-// must be held (or p not yet shared).
-func (p *pump) askPass() {
-	if p.passer != nil {
-		p.pass = p.passer.Passing()
-	}
+	return &pump{name: name, f: f, w: w, logf: logf, settled: make(chan struct{})}
 }
 
 // feed passes one chunk just read, and returns when Flush is owed if
 // nothing more is read by then: the deadline for the next read, or the
 // zero time.
 func (p *pump) feed(b []byte) (due time.Time) {
-	return p.feedVia(nil, b)
-}
-
-// feedVia is feed writing through w in place of the pump's writer, unless
-// w is nil or the command has ended (what the filter writes then goes
-// nowhere: see notice). w must write where the pump's writer does.
-func (p *pump) feedVia(w io.Writer, b []byte) (due time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done {
 		return time.Time{}
 	}
 	p.notice()
-	if w == nil || p.told {
-		w = p.w
-	}
 	if p.f == nil {
-		_, err := w.Write(b)
+		_, err := p.w.Write(b)
 		p.note(err)
 		return time.Time{}
 	}
-	// The time of the read (give or take the lock), before any write: a
-	// write that waits (a command that does not read, or that took the
-	// CPU as it woke) is not time between two keys (see bracketed.Burst).
-	now := time.Now()
-	fw, ahead := w, p.pass > 0 && plainWithin(b, p.pass)
-	if ahead {
-		_, err := w.Write(b) // Before the filter runs: see Passer.
-		p.note(err)
-		p.ahead = aheadWriter{w: w, ahead: b}
-		fw = &p.ahead
-	}
-	due, err := p.f.Filter(fw, b, now)
+	now := time.Now() // The time of the read, give or take the lock.
+	due, err := p.f.Filter(p.w, b, now)
 	p.note(err)
-	if ahead {
-		if (p.ahead.off || len(p.ahead.ahead) > 0) && !p.lied {
-			p.lied = true
-			if p.logf != nil {
-				p.logf("%s: the filter did not write the %d bytes it passed, which went ahead of it, as they were (not logged again)", p.name, len(b))
-			}
-		}
-		p.ahead = aheadWriter{}
-	}
-	p.askPass()
 	if !due.IsZero() {
 		// The time spent in Filter, maybe blocked writing, is not silence
 		// from the terminal: the deadline counts from now on.
@@ -198,7 +149,6 @@ func (p *pump) closeLocked() {
 		return
 	}
 	p.done = true
-	p.pass = 0
 	p.schedule(time.Time{})
 	p.notice()
 	if p.f != nil {
@@ -252,7 +202,6 @@ func (p *pump) notice() {
 	if u, ok := p.f.(Unfinished); ok {
 		u.CommandEnded()
 	}
-	p.askPass()
 }
 
 // settle closes settled once the command has ended, the filter wants no
@@ -328,7 +277,6 @@ func (p *pump) expire() time.Time {
 	}
 	due, err := p.f.Flush(p.w, now)
 	p.note(err)
-	p.askPass()
 	if !due.IsZero() {
 		p.wait = due.Sub(now)
 	}
@@ -348,57 +296,4 @@ func (p *pump) note(err error) {
 	if p.logf != nil {
 		p.logf("%s: %v", p.name, err)
 	}
-}
-
-// plainWithin reports whether b is plain text of at most n characters
-// (see Passer). A keystroke is looked at byte by byte, in line; a longer
-// read (output, a paste) first with the vectorized search for ESC, and
-// its characters counted only up to n+1.
-func plainWithin(b []byte, n int) bool {
-	if len(b) > 64 && bytes.IndexByte(b, 0x1b) >= 0 {
-		return false
-	}
-	chars := 0
-	for _, c := range b {
-		if c == 0x1b || c == 0xc2 || c >= 0x80 && c <= 0x9f {
-			return false // ESC, or a byte that is or starts a C1 control.
-		}
-		if c&0xc0 != 0x80 {
-			if chars++; chars > n {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// An aheadWriter is what a Passer writes to when the text it was given
-// went ahead of it (see Passer): it takes the bytes that went ahead, in
-// order, and passes any others on to w. A filter that keeps its word
-// leaves it nothing to pass on, and nothing ahead untaken.
-type aheadWriter struct {
-	w     io.Writer
-	ahead []byte // what went ahead and the filter has not written yet
-	off   bool   // the filter wrote other bytes
-}
-
-// Write takes p if it is the next of what went ahead: at once when it is
-// the same memory (an output filter passing its input on), compared
-// otherwise.
-func (a *aheadWriter) Write(p []byte) (int, error) {
-	if a.off {
-		return a.w.Write(p)
-	}
-	if len(p) <= len(a.ahead) && (len(p) == 0 || &p[0] == &a.ahead[0] || bytes.Equal(p, a.ahead[:len(p)])) {
-		a.ahead = a.ahead[len(p):]
-		return len(p), nil
-	}
-	n := 0
-	for n < len(p) && n < len(a.ahead) && p[n] == a.ahead[n] {
-		n++
-	}
-	a.ahead = a.ahead[n:]
-	a.off = true
-	k, err := a.w.Write(p[n:])
-	return n + k, err
 }

@@ -9,15 +9,20 @@
 // direct.
 //
 // The run is made of rounds (-rounds, 7 by default), each measuring
-// keystroke latency, output throughput and startup for every variant in
-// turn. The targets are computed per round, pbwrap against script(1) in
+// keystroke latency (at each of the -key-interval rates: keys 1 ms and
+// 20 ms apart by default), output throughput and startup for every
+// variant in turn. The targets are computed per round, pbwrap against script(1) in
 // the same round, and reported as the median over the rounds: keystroke
 // overhead (latency over direct) at p50 and p99, throughput, and startup
 // (from the spawn to the child's first output).
 //
-// Peak RSS is the wrapper's own high-water mark (VmHWM) where there is a
-// /proc; elsewhere it is the ru_maxrss of its exit, the peak of the
-// wrapper and of the processes it waited for, whichever was largest.
+// Then come the pastes (-paste-mb): the time from the first byte of a
+// bracketed paste to the child having what it gets (the paste itself
+// directly and under script(1), its reference under pbwrap), and the
+// wrapper's CPU time and peak RSS while it held the paste. Both are the
+// wrapper's own, read from /proc/PID (stat, and VmHWM in status) just
+// before it is stopped, where there is a /proc; elsewhere they come from
+// its exit's rusage, which takes in the processes it waited for.
 //
 // It plays the terminal itself: it holds the master side of a PTY and runs
 // each variant on the slave side. The child is this same binary in a child
@@ -57,32 +62,25 @@ func main() {
 	other := flag.String("compare", "", "a second pbwrap binary to measure beside the first (pbwrap2)")
 	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst)")
 	unmarked := flag.Bool("unmarked", false, "also measure pbwrap in a terminal that says it does not mark pastes (pbwrap-unmarked): the burst detector's cost")
-	flag.DurationVar(&keyInterval, "key-interval", keyInterval, "time between two keystrokes to the same variant")
-	pasteMB := flag.String("paste-mb", "1,100", "sizes in MB of the pastes to time, comma-separated (empty: none)")
-	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of pastes up to 10 MB (larger ones: 1)")
-	stages := flag.Bool("stages", false, "instead, time the stages of the lane's steps in pbwrap, built with -tags pbwrap_stages (scripts/bench -stages builds it so), over -keys keystrokes")
+	intervals := flag.String("key-interval", "1ms,20ms", "times between two keystrokes to the same variant, comma-separated: each is a latency figure of its own")
+	pasteMB := flag.String("paste-mb", "1,64", "sizes in MB of the pastes to time, comma-separated (empty: none)")
+	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of each paste size")
 	flag.Parse()
-	if *stages {
-		self, err := os.Executable()
-		if err == nil {
-			err = measureStages(self, *pbwrap, *keys)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "benchdriver: -stages:", err)
-			os.Exit(1)
-		}
-		return
-	}
 	sizes, err := parseSizes(*pasteMB)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver: -paste-mb:", err)
+		os.Exit(2)
+	}
+	every, err := parseIntervals(*intervals)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchdriver: -key-interval:", err)
 		os.Exit(2)
 	}
 	if *rounds < 1 || *keys < 1 || *runs < 1 || *starts < 1 {
 		fmt.Fprintln(os.Stderr, "benchdriver: -rounds, -keys, -runs and -starts must be at least 1")
 		os.Exit(2)
 	}
-	m := measures{keys: *keys, floodMB: *floodMB, runs: *runs, starts: *starts, rounds: *rounds}
+	m := measures{keys: *keys, every: every, floodMB: *floodMB, runs: *runs, starts: *starts, rounds: *rounds}
 	if err := run(variants(*pbwrap, *other, *noBurst, *unmarked), m, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
@@ -155,11 +153,13 @@ func scriptArgv(goos string, child []string) []string {
 // measures says how much of each thing a run measures.
 type measures struct {
 	keys, floodMB, runs, starts, rounds int
+	every                               []time.Duration // the key intervals
 }
 
-// A round is one round's figures, per variant.
+// A round is one round's figures, per variant; the latencies per key
+// interval first (measures.every).
 type round struct {
-	lat      [][]time.Duration
+	lat      [][][]time.Duration
 	thr, cpu [][]float64
 	start    [][]time.Duration
 }
@@ -170,14 +170,18 @@ func run(vs []variant, m measures, pasteMB []int, pasteRuns int) error {
 		return err
 	}
 	fmt.Printf("pbwrap against the same child run directly and under script(1); ratios to direct\n")
-	fmt.Printf("%d rounds; per round and variant: %d keystrokes, %d × %d MB of output, %d startups\n\n", m.rounds, m.keys, m.runs, m.floodMB, m.starts)
+	fmt.Printf("%d rounds; per round and variant: %d keystrokes at each of %v apart, %d × %d MB of output, %d startups\n\n", m.rounds, m.keys, m.every, m.runs, m.floodMB, m.starts)
 	var rs []round
 	for i := range m.rounds {
 		var r round
-		var err error
-		if r.lat, err = measureLatency(self, vs, m.keys); err != nil {
-			return err
+		for _, every := range m.every {
+			lat, err := measureLatency(self, vs, m.keys, every)
+			if err != nil {
+				return err
+			}
+			r.lat = append(r.lat, lat)
 		}
+		var err error
 		if r.thr, r.cpu, err = measureThroughput(self, vs, m.floodMB, m.runs); err != nil {
 			return err
 		}
@@ -187,20 +191,35 @@ func run(vs []variant, m measures, pasteMB []int, pasteRuns int) error {
 		rs = append(rs, r)
 		fmt.Fprintf(os.Stderr, "round %d of %d done\n", i+1, m.rounds)
 	}
-	report(vs, pool(rs, len(vs)), m.floodMB)
-	reportTargets(vs, rs)
+	report(vs, pool(rs, len(vs), len(m.every)), m)
+	reportTargets(vs, rs, m.every)
 	for _, mb := range pasteMB {
-		n := pasteRuns
-		if mb > 10 {
-			n = 1
-		}
-		res, err := measurePaste(self, vs, mb, n)
+		res, err := measurePaste(self, vs, mb, pasteRuns)
 		if err != nil {
 			return err
 		}
 		reportPaste(vs, res, mb)
 	}
 	return nil
+}
+
+// parseIntervals parses a comma-separated list of durations.
+func parseIntervals(s string) ([]time.Duration, error) {
+	var every []time.Duration
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a time between keys", f)
+		}
+		every = append(every, d)
+	}
+	if len(every) == 0 {
+		return nil, errors.New("no time between keys")
+	}
+	return every, nil
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -226,6 +245,7 @@ type pasteResult struct {
 	after []time.Duration
 	total []time.Duration
 	rssKB []int
+	cpu   []time.Duration
 }
 
 // measurePaste pastes mb megabytes of text, bracketed, into each variant
@@ -241,7 +261,8 @@ func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error
 	}
 	defer os.RemoveAll(root)
 	for range runs {
-		for i, v := range vs {
+		for _, i := range order.Perm(len(vs)) {
+			v := vs[i]
 			r, err := v.start([]string{self, "child-paste"}, "PBWRAP_ROOT="+root)
 			if err != nil {
 				return nil, err
@@ -268,13 +289,18 @@ func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error
 			}
 			t2 := time.Now()
 			rss := peakRSS(r.cmd.Process.Pid)
+			cpu, cpuOK := ownCPU(r.cmd.Process.Pid)
 			r.stop()
 			if rss == 0 { // No /proc: the peak at exit.
 				rss = exitPeakRSS(runtime.GOOS, r.cmd.ProcessState)
 			}
+			if !cpuOK { // No /proc: at exit, with the processes it waited for.
+				cpu = r.cmd.ProcessState.UserTime() + r.cmd.ProcessState.SystemTime()
+			}
 			res[i].after = append(res[i].after, t2.Sub(t1))
 			res[i].total = append(res[i].total, t2.Sub(t0))
 			res[i].rssKB = append(res[i].rssKB, rss)
+			res[i].cpu = append(res[i].cpu, cpu)
 		}
 	}
 	return res, nil
@@ -295,6 +321,33 @@ func peakRSS(pid int) int {
 	}
 	return 0
 }
+
+// ownCPU is the CPU time a running process has used so far, its own
+// only (not its children's), from /proc (Linux); ok is false where there
+// is none.
+func ownCPU(pid int) (cpu time.Duration, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command's name, which is in parentheses and
+	// may hold anything: utime and stime are the 12th and 13th, in ticks.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(u+s) * time.Second / clockTicks, true
+}
+
+// clockTicks is the unit of /proc's times: USER_HZ, 100 on every Linux
+// architecture Go supports.
+const clockTicks = 100
 
 // exitPeakRSS is the peak resident set size in KiB that the ended process
 // st reported at its exit (ru_maxrss: its own peak, or that of a process
@@ -337,6 +390,7 @@ func reportPaste(vs []variant, res []pasteResult, mb int) {
 	ms := func(x float64) string { return fmt.Sprintf("%.1fms", x) }
 	row(fmt.Sprintf("%d MB paste: end→child", mb), func(i int) float64 { return float64(med(res[i].after).Microseconds()) / 1000 }, ms)
 	row(fmt.Sprintf("%d MB paste: start→child", mb), func(i int) float64 { return float64(med(res[i].total).Microseconds()) / 1000 }, ms)
+	row(fmt.Sprintf("%d MB paste: wrapper CPU", mb), func(i int) float64 { return float64(med(res[i].cpu).Microseconds()) / 1000 }, ms)
 	row(fmt.Sprintf("%d MB paste: peak RSS", mb), func(i int) float64 { return float64(slices.Max(res[i].rssKB)) }, func(x float64) string { return fmt.Sprintf("%.0fKiB", x) })
 }
 
@@ -436,10 +490,6 @@ func tailOf(b []byte) []byte {
 // noBurstName is the variant of pbwrap with its burst detector off.
 const noBurstName = "pbwrap-noburst"
 
-// keyInterval is the time between two keystrokes to the same variant
-// (-key-interval): 20 ms is a fast person's typing, 1 ms a program's.
-var keyInterval = 20 * time.Millisecond
-
 // order is the order in which the variants take their turns: shuffled
 // anew each time, so that none always comes first, and none always
 // follows the same other one (a variant's latency depends on what ran
@@ -449,9 +499,10 @@ var keyInterval = 20 * time.Millisecond
 var order = rand.New(rand.NewPCG(1, 2))
 
 // measureLatency types one key at a time into each variant in turn (see
-// order), a round every keyInterval, and times its echo: the keystroke
-// round trip through the wrapper and back.
-func measureLatency(self string, vs []variant, keys int) ([][]time.Duration, error) {
+// order), a round every keyInterval (20 ms is a fast person's typing, 1 ms
+// a program's), and times its echo: the keystroke round trip through the
+// wrapper and back.
+func measureLatency(self string, vs []variant, keys int, keyInterval time.Duration) ([][]time.Duration, error) {
 	procs := make([]*running, len(vs))
 	for i, v := range vs {
 		r, err := v.start([]string{self, "child-echo"})
@@ -536,12 +587,18 @@ func measureThroughput(self string, vs []variant, floodMB, runs int) (rates, cpu
 	return rates, cpu, nil
 }
 
-// pool puts the rounds' samples together, per variant.
-func pool(rs []round, n int) round {
-	all := round{lat: make([][]time.Duration, n), thr: make([][]float64, n), cpu: make([][]float64, n), start: make([][]time.Duration, n)}
+// pool puts the rounds' samples together, per variant (and key interval,
+// of which there are k).
+func pool(rs []round, n, k int) round {
+	all := round{lat: make([][][]time.Duration, k), thr: make([][]float64, n), cpu: make([][]float64, n), start: make([][]time.Duration, n)}
+	for j := range k {
+		all.lat[j] = make([][]time.Duration, n)
+	}
 	for _, r := range rs {
 		for i := range n {
-			all.lat[i] = append(all.lat[i], r.lat[i]...)
+			for j := range k {
+				all.lat[j][i] = append(all.lat[j][i], r.lat[j][i]...)
+			}
 			all.thr[i] = append(all.thr[i], r.thr[i]...)
 			all.cpu[i] = append(all.cpu[i], r.cpu[i]...)
 			all.start[i] = append(all.start[i], r.start[i]...)
@@ -563,8 +620,8 @@ func median(f []float64) float64 {
 	return s[len(s)/2]
 }
 
-func report(vs []variant, all round, floodMB int) {
-	lat, thr, cpu := all.lat, all.thr, all.cpu
+func report(vs []variant, all round, m measures) {
+	thr, cpu := all.thr, all.cpu
 	p := quantile
 	fmt.Printf("%-28s", "")
 	for _, v := range vs {
@@ -585,12 +642,17 @@ func report(vs []variant, all round, floodMB int) {
 		fmt.Println()
 	}
 	us := func(x float64) string { return fmt.Sprintf("%.0f", x) }
-	row(fmt.Sprintf("keystroke p50 (n=%d)", len(lat[0])), func(i int) float64 { return float64(p(lat[i], 0.50).Microseconds()) }, "µs", us)
-	row("keystroke p99", func(i int) float64 { return float64(p(lat[i], 0.99).Microseconds()) }, "µs", us)
-	row(fmt.Sprintf("output MB/s (%d MB, median)", floodMB), func(i int) float64 { return median(thr[i]) }, "", func(x float64) string { return fmt.Sprintf("%.0f", x) })
+	for j, every := range m.every {
+		lat := all.lat[j]
+		row(fmt.Sprintf("keys %v apart: p50 (n=%d)", every, len(lat[0])), func(i int) float64 { return float64(p(lat[i], 0.50).Microseconds()) }, "µs", us)
+		row(fmt.Sprintf("keys %v apart: p99", every), func(i int) float64 { return float64(p(lat[i], 0.99).Microseconds()) }, "µs", us)
+	}
+	row(fmt.Sprintf("output MB/s (%d MB, median)", m.floodMB), func(i int) float64 { return median(thr[i]) }, "", func(x float64) string { return fmt.Sprintf("%.0f", x) })
 	row("CPU s for that output", func(i int) float64 { return median(cpu[i]) }, "", func(x float64) string { return fmt.Sprintf("%.2f", x) })
 	row("startup ms (median)", func(i int) float64 { return float64(quantile(all.start[i], 0.5).Microseconds()) / 1000 }, "", func(x float64) string { return fmt.Sprintf("%.1f", x) })
-	reportBurst(vs, lat, p)
+	for j, every := range m.every {
+		reportBurst(vs, all.lat[j], p, every)
+	}
 }
 
 // reportTargets gives, for each variant other than direct and script, the
@@ -598,32 +660,37 @@ func report(vs []variant, all round, floodMB int) {
 // latency quantile over direct's) at p50 and p99 and throughput as
 // ratios to script's, and startup as the difference from script's; then
 // the median over the rounds.
-func reportTargets(vs []variant, rs []round) {
+func reportTargets(vs []variant, rs []round, every []time.Duration) {
 	direct := slices.IndexFunc(vs, func(v variant) bool { return v.name == "direct" })
 	script := slices.IndexFunc(vs, func(v variant) bool { return v.name == "script" })
 	if direct < 0 || script < 0 {
 		return
 	}
-	overhead := func(r round, i int, q float64) float64 {
-		return float64(quantile(r.lat[i], q) - quantile(r.lat[direct], q))
+	overhead := func(r round, j, i int, q float64) float64 {
+		return float64(quantile(r.lat[j][i], q) - quantile(r.lat[j][direct], q))
 	}
 	startMs := func(r round, i int) float64 { return float64(quantile(r.start[i], 0.5).Microseconds()) / 1000 }
 	for i, v := range vs {
 		if i == direct || i == script {
 			continue
 		}
-		var p50, p99, thr, start []float64
+		fmt.Printf("\n%s against script(1), median of %d rounds, then each round's figure:\n", v.name, len(rs))
+		for j, d := range every {
+			var p50, p99 []float64
+			for _, r := range rs {
+				p50 = append(p50, overhead(r, j, i, 0.5)/overhead(r, j, script, 0.5))
+				p99 = append(p99, overhead(r, j, i, 0.99)/overhead(r, j, script, 0.99))
+			}
+			fmt.Printf("  keys %-5v overhead p50  %5.2fx  (target ≤ 1.15)  rounds %s\n", d, median(p50), list(p50, "%.2f"))
+			fmt.Printf("  keys %-5v overhead p99  %5.2fx  (target ≤ 1)     rounds %s\n", d, median(p99), list(p99, "%.2f"))
+		}
+		var thr, start []float64
 		for _, r := range rs {
-			p50 = append(p50, overhead(r, i, 0.5)/overhead(r, script, 0.5))
-			p99 = append(p99, overhead(r, i, 0.99)/overhead(r, script, 0.99))
 			thr = append(thr, median(r.thr[i])/median(r.thr[script]))
 			start = append(start, startMs(r, i)-startMs(r, script))
 		}
-		fmt.Printf("\n%s against script(1), median of %d rounds (per round: %s):\n", v.name, len(rs), "p50 overhead ratio")
-		fmt.Printf("  keystroke overhead p50  %.2fx  (target ≤ 1)   rounds %s\n", median(p50), list(p50, "%.2f"))
-		fmt.Printf("  keystroke overhead p99  %.2fx  (target ≤ 1)   rounds %s\n", median(p99), list(p99, "%.2f"))
-		fmt.Printf("  output throughput       %.2fx  (target ≥ 1)   rounds %s\n", median(thr), list(thr, "%.2f"))
-		fmt.Printf("  startup − script's      %+.1fms (target ≤ 5) rounds %s\n", median(start), list(start, "%+.1f"))
+		fmt.Printf("  output throughput         %5.2fx  (target ≥ 1)     rounds %s\n", median(thr), list(thr, "%.2f"))
+		fmt.Printf("  startup − script's      %+6.1fms (target ≤ 3)     rounds %s\n", median(start), list(start, "%+.1f"))
 	}
 }
 
@@ -662,13 +729,13 @@ func measureStartup(self string, vs []variant, n int) ([][]time.Duration, error)
 
 // reportBurst gives pbwrap's keystroke latency with its burst detector on
 // (the default) over that with it off, when both were measured.
-func reportBurst(vs []variant, lat [][]time.Duration, p func([]time.Duration, float64) time.Duration) {
+func reportBurst(vs []variant, lat [][]time.Duration, p func([]time.Duration, float64) time.Duration, every time.Duration) {
 	on, off := slices.IndexFunc(vs, func(v variant) bool { return v.name == "pbwrap" }), slices.IndexFunc(vs, func(v variant) bool { return v.name == noBurstName })
 	if on < 0 || off < 0 {
 		return
 	}
 	ratio := func(q float64) float64 { return float64(p(lat[on], q)) / float64(p(lat[off], q)) }
-	fmt.Printf("\nkeystroke latency, burst detector on / off: p50 %.2fx, p90 %.2fx, p99 %.2fx\n", ratio(0.5), ratio(0.9), ratio(0.99))
+	fmt.Printf("\nkeys %v apart, latency with the burst detector on / off: p50 %.2fx, p90 %.2fx, p99 %.2fx\n", every, ratio(0.5), ratio(0.9), ratio(0.99))
 }
 
 // childMain is the measured program: child-echo writes back every byte it
