@@ -347,7 +347,7 @@ func TestCleanRootEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		mtime := f.now.Add(-30 * 24 * time.Hour)
+		mtime := f.now.Add(-old)
 		ts := unix.NsecToTimespec(mtime.UnixNano())
 		if err := unix.UtimesNanoAt(unix.AT_FDCWD, filepath.Join(f.root.Path, e.Name()), []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			t.Fatal(err)
@@ -912,7 +912,7 @@ func checkReport(t *testing.T, got, want *CleanReport) {
 		for _, l := range []struct {
 			name string
 			list []SessionSummary
-		}{{"removed", r.Removed}, {"live", r.Live}} {
+		}{{"removed", r.Removed}, {"trimmed", r.Trimmed}, {"live", r.Live}} {
 			for _, s := range l.list {
 				fmt.Fprintf(&b, "%s %s %s %v live=%v %d bytes\n", l.name, s.ID, s.Dir, s.ModTime.UTC(), s.Live, s.Bytes)
 			}
