@@ -70,10 +70,15 @@ const maxSkippedNames = 5
 // with pbwrap's names (paste-<n>.txt, manifest.json, .lock, debug.log and
 // the .tmp-* files a crash left). A session holding anything else is left
 // whole and reported. The root itself always stays, and so do its own
-// files (the cleanup lock, the counters and their lock), but for the temp
-// file of a write of the counters that a crash left: that one, a regular
-// file (a symlink is never followed, only reported), the user's, is
-// removed once it is StaleCountersTemp old and the counters lock is free.
+// files (the cleanup lock, the counters and their lock, the record of
+// removals), but for the temp file of a write of the counters or of the
+// record that a crash left: that one, a regular file (a symlink is never
+// followed, only reported), the user's, is removed once it is
+// StaleCountersTemp old and no writer holds its lock (the counters lock,
+// the cleanup lock).
+//
+// Each session removed (not with DryRun) is added to the root's record of
+// removals (RemovalsName) with why: expired, trimmed, or All.
 //
 // A session not yet expired is kept, but when its lock is free, the
 // pbwrap that wrote it is gone (it ended, or crashed, or was killed) and
@@ -195,7 +200,28 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 	if c.Only == nil {
 		c.trim(rep, kept, now)
 	}
+	if !c.DryRun {
+		if err := addRemovals(c.Root, c.removals(rep, now, ttl)); err != nil {
+			rep.skip(RemovalsName, "not updated: "+err.Error())
+		}
+	}
 	return rep, nil
+}
+
+// removals is the record of the sessions rep says were removed.
+func (c *Cleaner) removals(rep *CleanReport, now time.Time, ttl time.Duration) []Removal {
+	var rs []Removal
+	for _, s := range slices.Backward(rep.Removed) { // Oldest first, as the record is.
+		r := Removal{ID: s.ID, Ended: s.ModTime, Removed: now, Why: RemovedExpired, TTL: ttl}
+		if c.All {
+			r.Why, r.TTL = RemovedAll, 0
+		}
+		rs = append(rs, r)
+	}
+	for _, s := range rep.Trimmed {
+		rs = append(rs, Removal{ID: s.ID, Ended: s.ModTime, Removed: now, Why: RemovedTrimmed, Limit: c.maxBytes()})
+	}
+	return rs
 }
 
 // A keptSession is a session that cleanEntry read and kept.
@@ -286,10 +312,15 @@ func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl t
 	case c.Only != nil && !confirmed:
 		return keptSession{}, false // Not what the caller asked for.
 	case isCountersTemp(name):
-		c.sweepCountersTemp(rep, name, now)
+		c.sweepRootTemp(rep, name, now, func() (bool, error) { return countersLockHeld(c.Root) })
 		return keptSession{}, false
-	case name == CleanupLockName || isCountersName(name):
-		return keptSession{}, false // The root's own files: the counters outlive every session.
+	case isRemovalsName(name) && name != RemovalsName:
+		// Only a cleaner writes the record, under the cleanup lock, which
+		// this one holds (a dry run removes nothing).
+		c.sweepRootTemp(rep, name, now, func() (bool, error) { return false, nil })
+		return keptSession{}, false
+	case name == CleanupLockName || isCountersName(name) || name == RemovalsName:
+		return keptSession{}, false // The root's own files: the counters and the removals outlive every session.
 	case !isSessionID(name):
 		rep.skip(name, "not a session pbwrap made")
 		return keptSession{}, false
@@ -395,11 +426,12 @@ func isCountersTemp(name string) bool {
 	return strings.HasPrefix(name, tempPrefix+CountersName+"-")
 }
 
-// sweepCountersTemp removes the temp file name of a write of the counters
-// from the root, when a crash left it: a regular file of the user's (a
-// symlink is reported, never followed), older than StaleCountersTemp at
-// now, while the counters lock is free. It adds what it did to rep.
-func (c *Cleaner) sweepCountersTemp(rep *CleanReport, name string, now time.Time) {
+// sweepRootTemp removes the temp file name of a write of the counters or
+// of the removals from the root, when a crash left it: a regular file of
+// the user's (a symlink is reported, never followed), older than
+// StaleCountersTemp at now, while held says that no writer holds the
+// file's lock. It adds what it did to rep.
+func (c *Cleaner) sweepRootTemp(rep *CleanReport, name string, now time.Time, held func() (bool, error)) {
 	path := filepath.Join(c.Root, name)
 	fi, err := os.Lstat(path)
 	switch {
@@ -422,7 +454,7 @@ func (c *Cleaner) sweepCountersTemp(rep *CleanReport, name string, now time.Time
 	if now.Sub(fi.ModTime()) <= StaleCountersTemp {
 		return // A write of the counters may be under way.
 	}
-	switch held, err := countersLockHeld(c.Root); {
+	switch held, err := held(); {
 	case err != nil:
 		rep.skip(name, err.Error())
 		return

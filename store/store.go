@@ -13,6 +13,7 @@
 //	<root>/.cleanup.lock                   held while a cleaner removes expired sessions
 //	<root>/.counters.json                  pastes per agent and day since the first, for pbwrap stats (0600)
 //	<root>/.counters.lock                  flock held while the counters are updated
+//	<root>/.removals.json                  the sessions a cleaner removed, when and why, for pbwrap show (0600)
 //
 // The root and session directories are 0700. Every file is first written
 // under a temp name in the directory it ends up in, synced, then given its
@@ -30,7 +31,9 @@
 // A session that saved nothing is removed when it ends (Session.End). A
 // Cleaner removes the sessions that no pbwrap runs and nothing has written
 // to for longer than a TTL, and only what pbwrap made in them, and from
-// the ended sessions it keeps, the temp files a crash left; ListSessions
+// the ended sessions it keeps, the temp files a crash left; then, while
+// the sessions hold more than a cap, the ended ones written to longest
+// ago. It records each removal and why (FindRemoval). ListSessions
 // describes the sessions and CheckRoot the root, changing nothing.
 //
 // Nothing an agent can touch is trusted, and agents can write in the root:
