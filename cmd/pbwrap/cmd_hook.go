@@ -148,12 +148,17 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 }
 
 // hookDirs are the directories besides the agent's working directory
-// whose files a hook expands: pbwrap's paste root, as configured, and the
-// root of the pbwrap session the agent runs in.
+// whose files a hook expands: pbwrap's paste root, as configured, the
+// earlier default root while it is the default and passes every check of
+// a root (see earlierRoot: a conversation begun before the upgrade cites
+// it), and the root of the pbwrap session the agent runs in.
 func hookDirs(cfg *config) []string {
 	var dirs []string
 	if root, err := store.ResolveRoot(cfg.root); err == nil {
 		dirs = append(dirs, root)
+		if old := earlierRoot(cfg, root); old != "" && rootPasses(old) {
+			dirs = append(dirs, old)
+		}
 	}
 	if dir := os.Getenv("PBWRAP_SESSION_DIR"); filepath.IsAbs(dir) {
 		dirs = append(dirs, filepath.Dir(dir))

@@ -58,6 +58,20 @@ func cleanupRoots(cfg *config, root string) []string {
 	return readRoots(cfg, root)
 }
 
+// rootPasses reports whether the root at path exists and passes every
+// check of a root (store.CheckRoot).
+func rootPasses(path string) bool {
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	for _, c := range store.CheckRoot(path) {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
+}
+
 // movedRootNotice returns what pbwrap says once, at the first start with
 // the new default root, when the earlier root holds sessions: where pastes
 // now go and that the earlier ones are still found. "" when there is
