@@ -35,9 +35,10 @@ type rootEnv struct {
 	home     string // $HOME
 	xdgState string // $XDG_STATE_HOME
 	tmpDir   string // $TMPDIR, or the system's default
-	// owner returns the uid owning the nearest existing directory of an
-	// absolute path (following symlinks), and false when it cannot tell.
-	owner func(path string) (int, bool)
+	// owner returns the nearest existing directory of an absolute path
+	// and the uid owning it (following symlinks), and false when it
+	// cannot tell.
+	owner func(path string) (nearest string, uid int, ok bool)
 }
 
 func systemRootEnv() rootEnv {
@@ -52,13 +53,14 @@ func systemRootEnv() rootEnv {
 }
 
 // nearestOwner is rootEnv.owner on this system.
-func nearestOwner(path string) (int, bool) {
-	fi, err := os.Stat(fsutil.NearestExisting(path))
+func nearestOwner(path string) (string, int, bool) {
+	nearest := fsutil.NearestExisting(path)
+	fi, err := os.Stat(nearest)
 	if err != nil {
-		return 0, false
+		return nearest, 0, false
 	}
 	uid, err := ownerUID(fi)
-	return uid, err == nil
+	return nearest, uid, err == nil
 }
 
 // defaultRoot chooses the default root in e.
@@ -77,33 +79,39 @@ func nearestOwner(path string) (int, bool) {
 //
 // On macOS the root stays ~/Library/Caches/pbwrap, for the same reason by
 // that system's rules: the system empties ~/Library/Caches neither at boot
-// nor by age (as it does $TMPDIR and /tmp, after 3 days), and Time Machine
-// leaves it out. ~/Library/Application Support, macOS's place for data, is
-// backed up, and its space would be in every reference an agent has to
-// read back whole.
+// nor by age, as it does $TMPDIR and /tmp (after 3 days). ~/Library/
+// Application Support, Apple's place for data, would put a space in every
+// reference an agent must read back whole, and moving the root would
+// strand what is saved there for no gain in how long it lives.
 //
 // A base directory must be absolute (the specification says to ignore a
-// relative one), and the user's: when the nearest part of it that exists
-// belongs to someone else (sudo keeping $HOME, a home of /nonexistent,
-// which leaves /), pbwrap would make directories there that the user
-// does not own, or fail. Then, and without any base, the root is the
-// temporary directory's, one per user (see tempRoot).
+// relative one), and the user's: the nearest part of it that exists must
+// belong to the user, and be neither the filesystem root nor, for one in
+// the home directory, above it. Otherwise (sudo keeping $HOME, a home of
+// /nonexistent) pbwrap would make directories where they do not belong,
+// or that the user does not own. Then, and without any base, the root is
+// the temporary directory's, one per user (see tempRoot).
 func defaultRoot(e rootEnv) string {
-	var base string
+	var base, within string
 	switch {
 	case e.goos == "darwin" && filepath.IsAbs(e.home):
-		base = filepath.Join(e.home, "Library", "Caches")
+		base, within = filepath.Join(e.home, "Library", "Caches"), e.home
 	case e.goos == "darwin":
 	case filepath.IsAbs(e.xdgState):
 		base = e.xdgState
 	case filepath.IsAbs(e.home):
-		base = filepath.Join(e.home, ".local", "state")
+		base, within = filepath.Join(e.home, ".local", "state"), e.home
 	}
-	if base != "" {
-		base = filepath.Clean(base)
-		if uid, ok := e.owner(base); ok && uid == e.uid {
-			return filepath.Join(base, "pbwrap")
-		}
+	if base == "" {
+		return tempRoot(e)
+	}
+	base = filepath.Clean(base)
+	nearest, uid, ok := e.owner(base)
+	switch {
+	case !ok || uid != e.uid || filepath.Dir(nearest) == nearest:
+	case within != "" && !fsutil.Within(filepath.Clean(within), nearest):
+	default:
+		return filepath.Join(base, "pbwrap")
 	}
 	return tempRoot(e)
 }

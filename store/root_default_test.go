@@ -9,14 +9,14 @@ import (
 // directory that exists. Its owner method finds the nearest one.
 type owners map[string]int
 
-func (o owners) owner(path string) (int, bool) {
+func (o owners) owner(path string) (string, int, bool) {
 	for {
 		if uid, ok := o[path]; ok {
-			return uid, true
+			return path, uid, true
 		}
 		parent := filepath.Dir(path)
 		if parent == path {
-			return 0, false
+			return path, 0, false
 		}
 		path = parent
 	}
@@ -53,7 +53,12 @@ func TestDefaultRootBySystem(t *testing.T) {
 		{"linux", "/home/ann", "", "/tmp", 0, "/tmp/pbwrap-0"},
 		{"linux", "/nonexistent", "", "/tmp", 501, "/tmp/pbwrap-501"},
 		{"linux", "/home/ann", "/srv/state", "/tmp", 1000, "/tmp/pbwrap-1000"},
-		{"linux", "/", "", "/tmp", 0, "/.local/state/pbwrap"}, // root's own /: odd, but root's
+		// Nor one that does not exist, even for root, who owns /.
+		{"linux", "/nonexistent", "", "/tmp", 0, "/tmp/pbwrap-0"},
+		{"linux", "/", "", "/tmp", 0, "/tmp/pbwrap-0"},
+		{"linux", "/home/ann", "/nonexistent/state", "/tmp", 0, "/tmp/pbwrap-0"},
+		{"linux", "/home/ann", "/", "/tmp", 0, "/tmp/pbwrap-0"},
+		{"darwin", "/nonexistent", "", "/var/folders/x7/abc/T/", 0, "/var/folders/x7/abc/T/pbwrap-0"},
 		// A relative or empty TMPDIR, when it is needed, is /tmp.
 		{"linux", "", "", "rel", 501, "/tmp/pbwrap-501"},
 		{"freebsd", "rel", "", "./tmp", 501, "/tmp/pbwrap-501"},
