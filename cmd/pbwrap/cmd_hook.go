@@ -58,8 +58,9 @@ The hook runs with all of your rights, outside the agent's sandbox and read
 rules, so it is stricter than pbwrap expand:
 
 - it expands only files below the agent's working directory and pbwrap's
-  paste root (--root, PBWRAP_ROOT); a working directory of / counts for
-  nothing. Those directories may be reached through symbolic links (/tmp on
+  paste root (--root, PBWRAP_ROOT; with the default root, also the one of
+  earlier builds, $TMPDIR/pbwrap-UID, if it passes the root's checks); a
+  working directory of / counts for nothing. Those directories may be reached through symbolic links (/tmp on
   macOS); they are resolved once and opened;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
