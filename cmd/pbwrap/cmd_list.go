@@ -25,7 +25,9 @@ var listCommand = &command{
 	summary: "list the saved pastes, newest first",
 	help: `Each line gives the time of the paste, its session (the last 8 characters of
 the session id, enough for pbwrap show), its number in the session, its lines,
-its size and the path of its file.
+its size and the path of its file. With the default root, the pastes that
+earlier builds saved under $TMPDIR/pbwrap-UID are listed too, until they
+expire.
 
 --json prints {"format": 1, "root": ROOT, "pastes": [...]} where each paste is
   {"time": RFC 3339, "session": full id, "short": last 8 characters of the id,

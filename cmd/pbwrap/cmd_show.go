@@ -25,7 +25,10 @@ var showCommand = &command{
 none, the newest of all, with a note on standard error. SESSION is a session id, a
 unique start of one, or the 8 characters pbwrap list shows; alone it means the
 session's newest paste, SESSION:N its paste N. PATH is a paste file under the
-root. The text is printed exactly as saved, so it can be piped on:
+root (with the default root, also under $TMPDIR/pbwrap-UID, where earlier
+builds saved); when its file is gone, show says whether it expired, was
+trimmed to --max-store, went with pbwrap clean --all, or was deleted. The
+text is printed exactly as saved, so it can be piped on:
 
   pbwrap show last | wc -l
   pbwrap show 7c2e91ab:2 > recovered.log`,
