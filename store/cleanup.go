@@ -37,6 +37,11 @@ const StaleCleanupLock = 10 * time.Minute
 // CleanupLockName is the lock file's name in the root.
 const CleanupLockName = ".cleanup.lock"
 
+// ErrNotDue is returned by Clean with Every when the root was gone
+// through less than Every ago. Like ErrCleanupBusy it is no failure, and
+// Clean changed nothing.
+var ErrNotDue = errors.New("the root was cleaned a short while ago")
+
 // ErrCleanupBusy is returned by Clean when another cleaner holds the
 // root's cleanup lock. It is not a failure: that cleaner is doing the
 // work, and callers skip quietly. A Clean that returns it has changed no
@@ -113,6 +118,15 @@ type Cleaner struct {
 	// no cap. With Only, nothing is trimmed.
 	MaxBytes int64
 
+	// Every, when positive, makes Clean go through the root at most that
+	// often, as cmd/go trims its cache at most once a day: Clean returns
+	// ErrNotDue, having changed nothing, when the root's record of
+	// removals says that a Cleaner with Every went through it less than
+	// Every ago (by Now), and otherwise records when it did. For the
+	// cleanup at each start, which otherwise reads every session each
+	// time; the zero Every cleans every time.
+	Every time.Duration
+
 	// All removes every session that is not live, whatever its age. A
 	// session still being made (no manifest yet, its directory less than a
 	// minute old) counts as live.
@@ -185,6 +199,9 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 		// Best effort: a lock file left behind, held by no one, is taken
 		// over by the next cleaner.
 		defer l.release()
+		if c.Every > 0 && !c.due(now) {
+			return nil, ErrNotDue
+		}
 	}
 	names, err := readNames(root)
 	if err != nil {
@@ -201,11 +218,27 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 		c.trim(rep, kept, now)
 	}
 	if !c.DryRun {
-		if err := addRemovals(c.Root, c.removals(rep, now, ttl)); err != nil {
+		var cleaned time.Time
+		if c.Every > 0 {
+			cleaned = now
+		}
+		if err := addRemovals(c.Root, c.removals(rep, now, ttl), cleaned); err != nil {
 			rep.skip(RemovalsName, "not updated: "+err.Error())
 		}
 	}
 	return rep, nil
+}
+
+// due reports whether a Cleaner with Every may go through the root at
+// now: the root's record of removals says it was last gone through Every
+// ago or longer, or in the future (a clock set back), or never, or cannot
+// be read (the cleaning then reports why).
+func (c *Cleaner) due(now time.Time) bool {
+	r, err := readRemovals(filepath.Join(c.Root, RemovalsName))
+	if err != nil || r.Cleaned.IsZero() || r.Cleaned.After(now) {
+		return true
+	}
+	return now.Sub(r.Cleaned) >= c.Every
 }
 
 // removals is the record of the sessions rep says were removed.

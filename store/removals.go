@@ -57,8 +57,9 @@ type Removal struct {
 
 // Removals is the whole record.
 type Removals struct {
-	Format   int       `json:"format"`   // RemovalsFormat
-	Sessions []Removal `json:"sessions"` // oldest removal first
+	Format   int       `json:"format"`           // RemovalsFormat
+	Cleaned  time.Time `json:"cleaned,omitzero"` // when a Cleaner with Every last went through the root
+	Sessions []Removal `json:"sessions"`         // oldest removal first
 }
 
 // isRemovalsName reports whether name, in the root, is the record or the
@@ -139,17 +140,21 @@ func checkRemovals(r *Removals) error {
 }
 
 // addRemovals adds the removals rs to the record of root, keeping the
-// latest maxRemovals. The caller holds the cleanup lock, which every
+// latest maxRemovals, and, unless cleaned is zero, sets the time of the
+// last cleaning to it. The caller holds the cleanup lock, which every
 // writer of the record takes. A record this package could not have
 // written is not overwritten: the error says why.
-func addRemovals(root string, rs []Removal) error {
-	if len(rs) == 0 {
+func addRemovals(root string, rs []Removal, cleaned time.Time) error {
+	if len(rs) == 0 && cleaned.IsZero() {
 		return nil
 	}
 	path := filepath.Join(root, RemovalsName)
 	r, err := readRemovals(path)
 	if err != nil {
 		return err
+	}
+	if !cleaned.IsZero() {
+		r.Cleaned = cleaned
 	}
 	r.Sessions = append(r.Sessions, rs...)
 	if n := len(r.Sessions) - maxRemovals; n > 0 {

@@ -140,3 +140,42 @@ func TestRemovalsTempSwept(t *testing.T) {
 			exists(stale), exists(young), rep.RootTemps, rep.Skipped)
 	}
 }
+
+// With Every, a Cleaner goes through the root at most that often, by the
+// root's record and the injected clock: between two, Clean changes nothing
+// and says so; a clock set back before the last one finds it due.
+func TestCleanEvery(t *testing.T) {
+	f := newFixture(t)
+	start := f.now
+	clean := func(at time.Duration) error {
+		c := f.cleaner()
+		c.Every = time.Hour
+		c.Now = func() time.Time { return start.Add(at) }
+		_, err := c.Clean()
+		return err
+	}
+	a := f.ended(old, "a\n")
+	if err := clean(0); err != nil || exists(a.Dir) {
+		t.Fatalf("first Clean: %v, expired session left: %v", err, exists(a.Dir))
+	}
+	b := f.ended(old, "b\n")
+	if err := clean(59 * time.Minute); err != ErrNotDue || !exists(b.Dir) {
+		t.Errorf("Clean 59m later: %v, removed %v; want ErrNotDue and nothing removed", err, !exists(b.Dir))
+	}
+	if err := clean(time.Hour); err != nil || exists(b.Dir) {
+		t.Errorf("Clean an hour later: %v, expired session left: %v", err, exists(b.Dir))
+	}
+	c := f.ended(old+3*time.Hour, "c\n")
+	if err := clean(-2 * time.Hour); err != nil || exists(c.Dir) {
+		t.Errorf("Clean with the clock set back: %v, expired session left: %v", err, exists(c.Dir))
+	}
+	// Without Every, every time, and the time is not recorded.
+	d := f.ended(old, "d\n")
+	if _, err := f.cleaner().Clean(); err != nil || exists(d.Dir) {
+		t.Errorf("Clean without Every: %v, expired session left: %v", err, exists(d.Dir))
+	}
+	r, err := readRemovals(filepath.Join(f.root.Path, RemovalsName))
+	if err != nil || !r.Cleaned.Equal(start.Add(-2*time.Hour)) {
+		t.Errorf("record: cleaned %v (%v), want the last Clean with Every's time %v", r.Cleaned, err, start.Add(-2*time.Hour))
+	}
+}

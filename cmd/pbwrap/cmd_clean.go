@@ -20,7 +20,7 @@ PBWRAP_TTL, default 30d), and never while its pbwrap still runs: the TTL
 counts from the end of a session, its last write. Then, while the sessions
 left hold more than the cap (--max-store or PBWRAP_MAX_STORE, default 1GiB),
 the ended session written to longest ago is removed, and the next: trimmed.
-pbwrap also does this quietly each time it starts. Only what pbwrap created is
+pbwrap also does this quietly when it starts, at most once an hour. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
 stays until its TTL. The temp file that a pbwrap killed while it wrote the

@@ -210,6 +210,15 @@ const cleanupWait = 2 * time.Second
 // child on a machine with few CPUs (doc/performance.md).
 const cleanupDelay = time.Second
 
+// cleanupEvery is how often the cleanup at start goes through a root: at
+// most once an hour, as cmd/go trims its cache at most once a day. A
+// root holds a month of sessions (the TTL), and reading them all took 47
+// ms for 500 sessions (store's BenchmarkCleanKept): work a run that starts
+// within the hour need not do again. A session expires, and the store
+// comes back under its cap, at most an hour late; pbwrap clean goes
+// through at once.
+const cleanupEvery = time.Hour
+
 // startCleanup removes expired sessions from roots in the background,
 // and trims the first to the cap (--max-store), cleanupDelay after the
 // start, so that nothing slows the child's start, and returns a function
@@ -233,7 +242,7 @@ func startCleanup(roots []string, cfg *config, logs *logs) (wait func()) {
 			if i > 0 {
 				limit = -1 // The earlier root only expires.
 			}
-			report, err := (&store.Cleaner{Root: root, TTL: cfg.ttl, MaxBytes: limit}).Clean()
+			report, err := (&store.Cleaner{Root: root, TTL: cfg.ttl, MaxBytes: limit, Every: cleanupEvery}).Clean()
 			logs.cleanup(report, err)
 		}
 	}()
@@ -250,7 +259,7 @@ func startCleanup(roots []string, cfg *config, logs *logs) (wait func()) {
 // cleanup logs what a cleanup did.
 func (l *logs) cleanup(report *store.CleanReport, err error) {
 	switch {
-	case errors.Is(err, store.ErrCleanupBusy):
+	case errors.Is(err, store.ErrCleanupBusy), errors.Is(err, store.ErrNotDue):
 		l.debugf("cleanup: %v", err)
 	case err != nil:
 		l.logf("cleanup: %v", err)
