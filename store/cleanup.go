@@ -122,9 +122,10 @@ type Cleaner struct {
 	// often, as cmd/go trims its cache at most once a day: Clean returns
 	// ErrNotDue, having changed nothing, when the root's record of
 	// removals says that a Cleaner with Every went through it less than
-	// Every ago (by Now), and otherwise records when it did. For the
-	// cleanup at each start, which otherwise reads every session each
-	// time; the zero Every cleans every time.
+	// Every ago (by Now), and otherwise records when it did, if the root
+	// held more than one session. For the cleanup at each start, which
+	// otherwise reads every session each time; the zero Every cleans every
+	// time.
 	Every time.Duration
 
 	// All removes every session that is not live, whatever its age. A
@@ -218,8 +219,11 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 		c.trim(rep, kept, now)
 	}
 	if !c.DryRun {
+		// Only a root with sessions to go through is worth skipping: the
+		// time is not recorded in one holding at most one (the caller's
+		// own, say), which a run that saved nothing leaves empty.
 		var cleaned time.Time
-		if c.Every > 0 {
+		if c.Every > 0 && len(kept)+len(rep.Removed) > 1 {
 			cleaned = now
 		}
 		if err := addRemovals(c.Root, c.removals(rep, now, ttl), cleaned); err != nil {

@@ -154,6 +154,7 @@ func TestCleanEvery(t *testing.T) {
 		_, err := c.Clean()
 		return err
 	}
+	f.ended(time.Hour, "kept\n") // Two sessions to go through, so that the time is recorded.
 	a := f.ended(old, "a\n")
 	if err := clean(0); err != nil || exists(a.Dir) {
 		t.Fatalf("first Clean: %v, expired session left: %v", err, exists(a.Dir))
@@ -168,6 +169,18 @@ func TestCleanEvery(t *testing.T) {
 	c := f.ended(old+3*time.Hour, "c\n")
 	if err := clean(-2 * time.Hour); err != nil || exists(c.Dir) {
 		t.Errorf("Clean with the clock set back: %v, expired session left: %v", err, exists(c.Dir))
+	}
+	// A root with at most one session records no time: there is nothing
+	// to save by skipping it.
+	g := newFixture(t)
+	g.ended(old, "e\n")
+	e := g.cleaner()
+	e.Every = time.Hour
+	if _, err := e.Clean(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := readRemovals(filepath.Join(g.root.Path, RemovalsName)); err != nil || !r.Cleaned.IsZero() {
+		t.Errorf("one session gone through: cleaned %v (%v), want no time recorded", r.Cleaned, err)
 	}
 	// Without Every, every time, and the time is not recorded.
 	d := f.ended(old, "d\n")
