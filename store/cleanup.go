@@ -12,10 +12,20 @@ import (
 	"time"
 )
 
-// DefaultTTL is how long an ended session is kept: a week, as
-// pi-pasteboard users know it. Long enough to come back to a conversation
-// after a weekend and still find what was pasted into it.
-const DefaultTTL = 168 * time.Hour
+// DefaultTTL is how long an ended session is kept: 30 days, as long as the
+// agents keep the conversations that cite its pastes (Claude Code removes
+// transcripts 30 days old by default, its cleanupPeriodDays; the other
+// agents keep theirs as long or longer). A conversation
+// resumed within that finds what was pasted into it. The size cap
+// (DefaultMaxBytes) keeps the store small meanwhile.
+const DefaultTTL = 30 * 24 * time.Hour
+
+// DefaultMaxBytes is the default cap on what the sessions under a root
+// hold together: 1 GiB. Pastes are text, and rarely more than a few
+// hundred kilobytes; a user who pastes a 1 MB log ten times a day keeps
+// about 300 MB over the 30 days of DefaultTTL. So the cap is not felt in
+// ordinary use, and bounds what a stream of very large pastes takes.
+const DefaultMaxBytes int64 = 1 << 30
 
 // StaleCleanupLock is how old <root>/.cleanup.lock must be before another
 // cleaner may break it although its holder still runs: cleaning a root
@@ -26,6 +36,11 @@ const StaleCleanupLock = 10 * time.Minute
 
 // CleanupLockName is the lock file's name in the root.
 const CleanupLockName = ".cleanup.lock"
+
+// ErrNotDue is returned by Clean with Every when the root was gone
+// through less than Every ago. Like ErrCleanupBusy it is no failure, and
+// Clean changed nothing.
+var ErrNotDue = errors.New("the root was cleaned a short while ago")
 
 // ErrCleanupBusy is returned by Clean when another cleaner holds the
 // root's cleanup lock. It is not a failure: that cleaner is doing the
@@ -46,7 +61,9 @@ const StaleCountersTemp = StaleCleanupLock
 // thousands.
 const maxSkippedNames = 5
 
-// A Cleaner removes expired sessions from a root.
+// A Cleaner removes expired sessions from a root, and then, while the
+// sessions left hold more than a cap, the ended ones written to longest
+// ago, as cmd/go trims its build cache.
 //
 // A session is expired when its age, Now minus the modification time of
 // its directory (which every saved paste and manifest write refreshes), is
@@ -58,10 +75,15 @@ const maxSkippedNames = 5
 // with pbwrap's names (paste-<n>.txt, manifest.json, .lock, debug.log and
 // the .tmp-* files a crash left). A session holding anything else is left
 // whole and reported. The root itself always stays, and so do its own
-// files (the cleanup lock, the counters and their lock), but for the temp
-// file of a write of the counters that a crash left: that one, a regular
-// file (a symlink is never followed, only reported), the user's, is
-// removed once it is StaleCountersTemp old and the counters lock is free.
+// files (the cleanup lock, the counters and their lock, the record of
+// removals), but for the temp file of a write of the counters or of the
+// record that a crash left: that one, a regular file (a symlink is never
+// followed, only reported), the user's, is removed once it is
+// StaleCountersTemp old and no writer holds its lock (the counters lock,
+// the cleanup lock).
+//
+// Each session removed (not with DryRun) is added to the root's record of
+// removals (RemovalsName) with why: expired, trimmed, or All.
 //
 // A session not yet expired is kept, but when its lock is free, the
 // pbwrap that wrote it is gone (it ended, or crashed, or was killed) and
@@ -85,6 +107,26 @@ type Cleaner struct {
 	// TTL means DefaultTTL; a negative one is an error. To remove every
 	// session that is not live, set All.
 	TTL time.Duration
+
+	// MaxBytes caps what the sessions under the root hold together (the
+	// sizes of their regular files). When the sessions that the TTL keeps
+	// hold more, Clean removes ended ones, the one whose last write is the
+	// oldest first, until they hold MaxBytes or less: it trims them. A
+	// live session is never trimmed, nor one holding what pbwrap does not
+	// make, so the store stays above the cap while such sessions hold
+	// more. The zero MaxBytes means DefaultMaxBytes; a negative one sets
+	// no cap. With Only, nothing is trimmed.
+	MaxBytes int64
+
+	// Every, when positive, makes Clean go through the root at most that
+	// often, as cmd/go trims its cache at most once a day: Clean returns
+	// ErrNotDue, having changed nothing, when the root's record of
+	// removals says that a Cleaner with Every went through it less than
+	// Every ago (by Now), and otherwise records when it did, if the root
+	// held more than one session. For the cleanup at each start, which
+	// otherwise reads every session each time; the zero Every cleans every
+	// time.
+	Every time.Duration
 
 	// All removes every session that is not live, whatever its age. A
 	// session still being made (no manifest yet, its directory less than a
@@ -115,11 +157,13 @@ type Cleaner struct {
 // A CleanReport says what Clean did.
 type CleanReport struct {
 	Removed   []SessionSummary // removed (or, with DryRun, would be), newest first
+	Trimmed   []SessionSummary // not expired, removed (or, with DryRun, would be) to keep under MaxBytes; oldest first
 	Live      []SessionSummary // expired by age but live (lock held): kept, however old; newest first
 	Skipped   []string         // entries left alone, each "name: why" (not a session pbwrap made, a symlink, unknown files inside, an error)
 	Temps     int              // temp files removed (or, with DryRun, that would be) from ended sessions not yet expired
 	RootTemps int              // temp files of the counters that a crash left in the root, removed (or, with DryRun, that would be)
 	Bytes     int64            // bytes freed (sum of the sizes of the files removed, temp files included), or that would be
+	Size      int64            // what the sessions left hold together (or, with DryRun, would hold); 0 with Only
 }
 
 // Clean removes expired sessions under the root's cleanup lock and reports
@@ -156,16 +200,127 @@ func (c *Cleaner) Clean() (*CleanReport, error) {
 		// Best effort: a lock file left behind, held by no one, is taken
 		// over by the next cleaner.
 		defer l.release()
+		if c.Every > 0 && !c.due(now) {
+			return nil, ErrNotDue
+		}
 	}
 	names, err := readNames(root)
 	if err != nil {
 		return nil, err
 	}
 	rep := &CleanReport{}
+	var kept []keptSession
 	for _, name := range names {
-		c.cleanEntry(rep, name, now, ttl)
+		if k, ok := c.cleanEntry(rep, name, now, ttl); ok {
+			kept = append(kept, k)
+		}
+	}
+	if c.Only == nil {
+		c.trim(rep, kept, now)
+	}
+	if !c.DryRun {
+		// Only a root with sessions to go through is worth skipping: the
+		// time is not recorded in one holding at most one (the caller's
+		// own, say), which a run that saved nothing leaves empty.
+		var cleaned time.Time
+		if c.Every > 0 && len(kept)+len(rep.Removed) > 1 {
+			cleaned = now
+		}
+		if err := addRemovals(c.Root, c.removals(rep, now, ttl), cleaned); err != nil {
+			rep.skip(RemovalsName, "not updated: "+err.Error())
+		}
 	}
 	return rep, nil
+}
+
+// due reports whether a Cleaner with Every may go through the root at
+// now: the root's record of removals says it was last gone through Every
+// ago or longer, or in the future (a clock set back), or never, or cannot
+// be read (the cleaning then reports why).
+func (c *Cleaner) due(now time.Time) bool {
+	r, err := readRemovals(filepath.Join(c.Root, RemovalsName))
+	if err != nil || r.Cleaned.IsZero() || r.Cleaned.After(now) {
+		return true
+	}
+	return now.Sub(r.Cleaned) >= c.Every
+}
+
+// removals is the record of the sessions rep says were removed.
+func (c *Cleaner) removals(rep *CleanReport, now time.Time, ttl time.Duration) []Removal {
+	var rs []Removal
+	for _, s := range slices.Backward(rep.Removed) { // Oldest first, as the record is.
+		r := Removal{ID: s.ID, Ended: s.ModTime, Removed: now, Why: RemovedExpired, TTL: ttl}
+		if c.All {
+			r.Why, r.TTL = RemovedAll, 0
+		}
+		rs = append(rs, r)
+	}
+	for _, s := range rep.Trimmed {
+		rs = append(rs, Removal{ID: s.ID, Ended: s.ModTime, Removed: now, Why: RemovedTrimmed, Limit: c.maxBytes()})
+	}
+	return rs
+}
+
+// A keptSession is a session that cleanEntry read and kept.
+type keptSession struct {
+	d    *sessionDir
+	live bool // found live; false also when not probed
+}
+
+// maxBytes is the cap, -1 for none.
+func (c *Cleaner) maxBytes() int64 {
+	switch {
+	case c.MaxBytes == 0:
+		return DefaultMaxBytes
+	case c.MaxBytes < 0:
+		return -1
+	}
+	return c.MaxBytes
+}
+
+// trim removes ended sessions among kept, the one whose last write is the
+// oldest first (the newer of two at the same time first kept: ids are in
+// time order), until kept hold the cap or less (see Cleaner.MaxBytes),
+// and adds what it did to rep.
+func (c *Cleaner) trim(rep *CleanReport, kept []keptSession, now time.Time) {
+	for _, k := range kept {
+		rep.Size += k.d.bytes
+	}
+	limit := c.maxBytes()
+	if limit < 0 || rep.Size <= limit {
+		return
+	}
+	slices.SortStableFunc(kept, func(a, b keptSession) int {
+		return cmp.Or(a.d.modTime.Compare(b.d.modTime), cmp.Compare(a.d.id, b.d.id))
+	})
+	for _, k := range kept {
+		if rep.Size <= limit {
+			return
+		}
+		if k.live || len(k.d.foreign) > 0 {
+			continue // Never trimmed; a foreign file is reported when the session expires.
+		}
+		// Probed only now, when it would go, as for an expired session.
+		if live, err := k.d.isLive(now); err != nil || live {
+			continue
+		}
+		s := k.d.summary()
+		if c.DryRun {
+			rep.Trimmed = append(rep.Trimmed, s)
+			rep.Bytes += s.Bytes
+			rep.Size -= s.Bytes
+			continue
+		}
+		freed, err := k.d.remove()
+		rep.Bytes += freed
+		rep.Size -= freed
+		if err != nil {
+			rep.skip(k.d.id, err.Error())
+			continue
+		}
+		s.Bytes = freed
+		rep.Trimmed = append(rep.Trimmed, s)
+	}
 }
 
 func (c *Cleaner) ttl() (time.Duration, error) {
@@ -186,29 +341,38 @@ func (c *Cleaner) now() time.Time {
 }
 
 // cleanEntry removes the root's entry name if it is an expired session
-// that is not live, and adds what it did to rep.
-func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl time.Duration) {
+// that is not live, and adds what it did to rep. It returns the session
+// it read and kept, if it did, for trim.
+func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl time.Duration) (keptSession, bool) {
 	listed, confirmed := c.Only[name]
 	switch {
 	case c.Only != nil && !confirmed:
-		return // Not what the caller asked for.
+		return keptSession{}, false // Not what the caller asked for.
 	case isCountersTemp(name):
-		c.sweepCountersTemp(rep, name, now)
-		return
-	case name == CleanupLockName || isCountersName(name):
-		return // The root's own files: the counters outlive every session.
+		c.sweepRootTemp(rep, name, now, func() (bool, error) { return countersLockHeld(c.Root) })
+		return keptSession{}, false
+	case isRemovalsName(name) && name != RemovalsName:
+		// Only a cleaner writes the record, under the cleanup lock, which
+		// this one holds (a dry run removes nothing).
+		c.sweepRootTemp(rep, name, now, func() (bool, error) { return false, nil })
+		return keptSession{}, false
+	case name == CleanupLockName || isCountersName(name) || name == RemovalsName:
+		return keptSession{}, false // The root's own files: the counters and the removals outlive every session.
 	case !IsSessionID(name):
 		rep.skip(name, "not a session pbwrap made")
-		return
+		return keptSession{}, false
 	}
 	d, err := statSession(c.Root, name)
 	if err == nil && confirmed && !d.modTime.Equal(listed) {
 		rep.skip(name, "changed since it was listed, so it was kept")
-		return
+		return keptSession{}, false
 	}
 	if err == nil && !c.All && now.Sub(d.modTime) <= ttl {
+		if d.read() != nil {
+			return keptSession{}, false // Reported once it expires.
+		}
 		c.sweepTemps(rep, d, now) // Not expired: only what a crash left.
-		return
+		return keptSession{d: d}, true
 	}
 	if err == nil {
 		err = d.read()
@@ -216,35 +380,37 @@ func (c *Cleaner) cleanEntry(rep *CleanReport, name string, now time.Time, ttl t
 	var ns *notSessionError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return // Gone since the root was read.
+		return keptSession{}, false // Gone since the root was read.
 	case errors.As(err, &ns):
 		rep.skip(name, ns.why)
-		return
+		return keptSession{}, false
 	case err != nil:
 		rep.skip(name, err.Error())
-		return
+		return keptSession{}, false
 	case len(d.foreign) > 0:
 		rep.skip(name, "holds what pbwrap does not make, so nothing in it was removed: "+listNames(d.foreign))
-		return
+		return keptSession{d: d}, true
 	}
 	// The lock is probed only now, the session found expired, and only
 	// when a probe cannot disturb a session being made (see isLive).
 	live, err := d.isLive(now)
 	if err != nil {
 		rep.skip(name, err.Error())
-		return
+		return keptSession{}, false
 	}
-	c.dispose(rep, d, live)
+	return c.dispose(rep, d, live)
 }
 
 // dispose keeps the expired session d read, when it is live, or removes
-// it (with DryRun, says it would), and adds what it did to rep.
-func (c *Cleaner) dispose(rep *CleanReport, d *sessionDir, live bool) {
+// it (with DryRun, says it would), and adds what it did to rep. It returns
+// the session when it kept it.
+func (c *Cleaner) dispose(rep *CleanReport, d *sessionDir, live bool) (keptSession, bool) {
 	s := d.summary()
 	switch {
 	case live:
 		s.Live = true
 		rep.Live = append(rep.Live, s)
+		return keptSession{d: d, live: true}, true
 	case c.DryRun:
 		rep.Removed = append(rep.Removed, s)
 		rep.Bytes += s.Bytes
@@ -253,19 +419,20 @@ func (c *Cleaner) dispose(rep *CleanReport, d *sessionDir, live bool) {
 		rep.Bytes += freed
 		if err != nil {
 			rep.skip(d.id, err.Error())
-			return
+			return keptSession{}, false
 		}
 		s.Bytes = freed
 		rep.Removed = append(rep.Removed, s)
 	}
+	return keptSession{}, false
 }
 
-// sweepTemps removes the temp files in the session d, which is not
+// sweepTemps removes the temp files in the session d read, which is not
 // expired and is kept, when its lock is free (see Cleaner), and adds what
-// it did to rep. A session that cannot be read, or whose lock cannot be
-// probed, is left as it is, and reported only once it expires.
+// it did to rep; d's size then leaves them out. A session whose lock
+// cannot be probed is left as it is, and reported only once it expires.
 func (c *Cleaner) sweepTemps(rep *CleanReport, d *sessionDir, now time.Time) {
-	if err := d.read(); err != nil || len(d.temps()) == 0 {
+	if len(d.temps()) == 0 {
 		return
 	}
 	// Probed only now, temp files found, and only when a probe cannot
@@ -277,12 +444,14 @@ func (c *Cleaner) sweepTemps(rep *CleanReport, d *sessionDir, now time.Time) {
 		for _, f := range d.temps() {
 			rep.Temps++
 			rep.Bytes += f.size
+			d.bytes -= f.size
 		}
 		return
 	}
 	n, freed, err := d.removeTemps()
 	rep.Temps += n
 	rep.Bytes += freed
+	d.bytes -= freed
 	if err != nil {
 		rep.skip(d.id, err.Error())
 	}
@@ -294,11 +463,12 @@ func isCountersTemp(name string) bool {
 	return strings.HasPrefix(name, tempPrefix+CountersName+"-")
 }
 
-// sweepCountersTemp removes the temp file name of a write of the counters
-// from the root, when a crash left it: a regular file of the user's (a
-// symlink is reported, never followed), older than StaleCountersTemp at
-// now, while the counters lock is free. It adds what it did to rep.
-func (c *Cleaner) sweepCountersTemp(rep *CleanReport, name string, now time.Time) {
+// sweepRootTemp removes the temp file name of a write of the counters or
+// of the removals from the root, when a crash left it: a regular file of
+// the user's (a symlink is reported, never followed), older than
+// StaleCountersTemp at now, while held says that no writer holds the
+// file's lock. It adds what it did to rep.
+func (c *Cleaner) sweepRootTemp(rep *CleanReport, name string, now time.Time, held func() (bool, error)) {
 	path := filepath.Join(c.Root, name)
 	fi, err := os.Lstat(path)
 	switch {
@@ -321,7 +491,7 @@ func (c *Cleaner) sweepCountersTemp(rep *CleanReport, name string, now time.Time
 	if now.Sub(fi.ModTime()) <= StaleCountersTemp {
 		return // A write of the counters may be under way.
 	}
-	switch held, err := countersLockHeld(c.Root); {
+	switch held, err := held(); {
 	case err != nil:
 		rep.skip(name, err.Error())
 		return

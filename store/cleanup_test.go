@@ -214,9 +214,10 @@ func TestCleanRemovesPbwrapFiles(t *testing.T) {
 		t.Errorf("removed session's manifest = %+v, %v; want the one recorded", m, rep.Removed[0].Err)
 	}
 	checkSame(t, before, snapshot(t, keep.Dir))
-	// The root's counters outlive the sessions (issue 14).
-	if got := dirNames(t, f.root.Path); !slices.Equal(got, []string{CountersName, CountersLockName, keep.ID}) {
-		t.Errorf("root holds %q, want only the counters and the fresh session", got)
+	// The root's counters outlive the sessions (issue 14), as does the
+	// record of the removal (issue 29).
+	if got := dirNames(t, f.root.Path); !slices.Equal(got, []string{CountersName, CountersLockName, RemovalsName, keep.ID}) {
+		t.Errorf("root holds %q, want only the counters, the removals and the fresh session", got)
 	}
 }
 
@@ -347,7 +348,7 @@ func TestCleanRootEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		mtime := f.now.Add(-30 * 24 * time.Hour)
+		mtime := f.now.Add(-old)
 		ts := unix.NsecToTimespec(mtime.UnixNano())
 		if err := unix.UtimesNanoAt(unix.AT_FDCWD, filepath.Join(f.root.Path, e.Name()), []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			t.Fatal(err)
@@ -368,7 +369,9 @@ func TestCleanRootEntries(t *testing.T) {
 		c := f.cleaner()
 		c.All = all
 		rep := f.clean(c)
-		checkSame(t, before, snapshot(t, f.root.Path))
+		after := snapshot(t, f.root.Path)
+		delete(after, RemovalsName) // The record of the removal.
+		checkSame(t, before, after)
 		checkSame(t, outsideBefore, snapshot(t, outside))
 		if all {
 			continue
@@ -549,7 +552,7 @@ func TestCleanMissingRoot(t *testing.T) {
 }
 
 // The root stays, even when everything in it goes, and no lock file is
-// left.
+// left: only the record of the removals.
 func TestCleanRootStays(t *testing.T) {
 	f := newFixture(t)
 	first := f.ended(0, "x\n")
@@ -560,7 +563,9 @@ func TestCleanRootStays(t *testing.T) {
 	if got, want := summaryIDs(rep.Removed), []string{second.ID, first.ID}; !slices.Equal(got, want) {
 		t.Errorf("removed %v, want newest first %v", got, want)
 	}
-	checkEmpty(t, f.root.Path)
+	if got := dirNames(t, f.root.Path); !slices.Equal(got, []string{RemovalsName}) {
+		t.Errorf("root holds %v, want only %s", got, RemovalsName)
+	}
 	if got := permOf(t, f.root.Path); got != 0o700 {
 		t.Errorf("root mode %#o after Clean, want 0700", got)
 	}
@@ -899,7 +904,7 @@ func TestCleanConcurrentGoroutines(t *testing.T) {
 	if ran == 0 || !slices.Equal(removed, want) {
 		t.Errorf("%d cleaners ran and removed %v, want each of %v once", ran, removed, want)
 	}
-	if got, wantLeft := dirNames(t, f.root.Path), slices.Sorted(slices.Values([]string{live.ID, kept.ID})); !slices.Equal(got, wantLeft) {
+	if got, wantLeft := dirNames(t, f.root.Path), slices.Sorted(slices.Values([]string{live.ID, kept.ID, RemovalsName})); !slices.Equal(got, wantLeft) {
 		t.Errorf("root holds %v, want %v", got, wantLeft)
 	}
 }
@@ -912,7 +917,7 @@ func checkReport(t *testing.T, got, want *CleanReport) {
 		for _, l := range []struct {
 			name string
 			list []SessionSummary
-		}{{"removed", r.Removed}, {"live", r.Live}} {
+		}{{"removed", r.Removed}, {"trimmed", r.Trimmed}, {"live", r.Live}} {
 			for _, s := range l.list {
 				fmt.Fprintf(&b, "%s %s %s %v live=%v %d bytes\n", l.name, s.ID, s.Dir, s.ModTime.UTC(), s.Live, s.Bytes)
 			}

@@ -20,9 +20,9 @@ const ManifestFormat = 1
 // bounds, so that a manifest it wrote is always read back.
 const (
 	// maxManifestPastes is the most pastes a manifest records: one a
-	// minute, day and night, for the week of the default TTL. No one
-	// pastes that much into one conversation; Record refuses more.
-	maxManifestPastes = int(DefaultTTL / time.Minute)
+	// minute, day and night, for a week of one session. No one pastes
+	// that much into one conversation; Record refuses more.
+	maxManifestPastes = 7 * 24 * 60
 
 	// maxRecordBytes is what one record may take on average, indented as
 	// Record writes it: under a root of 94 bytes, about 730 bytes for a

@@ -13,6 +13,7 @@
 //	<root>/.cleanup.lock                   held while a cleaner removes expired sessions
 //	<root>/.counters.json                  pastes per agent and day since the first, for pbwrap stats (0600)
 //	<root>/.counters.lock                  flock held while the counters are updated
+//	<root>/.removals.json                  the sessions a cleaner removed, when and why, for pbwrap show (0600)
 //
 // The root and session directories are 0700. Every file is first written
 // under a temp name in the directory it ends up in, synced, then given its
@@ -30,7 +31,9 @@
 // A session that saved nothing is removed when it ends (Session.End). A
 // Cleaner removes the sessions that no pbwrap runs and nothing has written
 // to for longer than a TTL, and only what pbwrap made in them, and from
-// the ended sessions it keeps, the temp files a crash left; ListSessions
+// the ended sessions it keeps, the temp files a crash left; then, while
+// the sessions hold more than a cap, the ended ones written to longest
+// ago. It records each removal and why (FindRemoval). ListSessions
 // describes the sessions and CheckRoot the root, changing nothing.
 //
 // Nothing an agent can touch is trusted, and agents can write in the root:
@@ -48,9 +51,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"runtime"
 )
 
 // ErrUnsafeRoot is wrapped by the error of OpenRoot, ListSessions and
@@ -90,47 +91,6 @@ type Root struct {
 	// the path references carry.
 	Path string
 }
-
-// DefaultRoot returns the root used when none is configured: on macOS
-// ~/Library/Caches/pbwrap, elsewhere $TMPDIR/pbwrap-<uid> (see
-// defaultRoot). It is always an absolute path: a relative $TMPDIR or $HOME
-// is ignored.
-func DefaultRoot() string {
-	cache, _ := os.UserCacheDir() // "" when $HOME is not set.
-	return defaultRoot(runtime.GOOS, os.TempDir(), cache, os.Getuid())
-}
-
-// defaultRoot is the default root on the system goos, given its temporary
-// directory, the user's cache directory ("" if unknown) and uid.
-//
-// The temporary directory, one root per user so that users sharing /tmp
-// never share a root, is right where it is emptied at boot and left alone
-// until then, as on Linux and FreeBSD. macOS instead removes files not
-// accessed for 3 days from both $TMPDIR (/var/folders/.../T, by dirhelper:
-// confstr(3), _CS_DARWIN_USER_TEMP_DIR) and /tmp (periodic's
-// 110.clean-tmps), against a TTL of a week: pastes would vanish from
-// sessions still running, and a removed .lock makes a live session look
-// ended. The user's cache directory, ~/Library/Caches, is never emptied by
-// age, and is the user's own.
-//
-// A relative directory is not used, since it would put pastes in whatever
-// directory pbwrap starts in (and the root must be absolute): a relative
-// cache directory (a relative $HOME) as an unknown one, a relative
-// temporary directory as /tmp, which is what the C library does with a
-// $TMPDIR it cannot use.
-func defaultRoot(goos, tmpDir, cacheDir string, uid int) string {
-	if goos == "darwin" && filepath.IsAbs(cacheDir) {
-		return filepath.Join(cacheDir, "pbwrap")
-	}
-	if !filepath.IsAbs(tmpDir) {
-		tmpDir = fallbackTempDir
-	}
-	return filepath.Join(tmpDir, fmt.Sprintf("pbwrap-%d", uid))
-}
-
-// fallbackTempDir is the temporary directory when $TMPDIR is not an
-// absolute path: P_tmpdir of the C library on the systems pbwrap runs on.
-const fallbackTempDir = "/tmp"
 
 // ResolveRoot makes root absolute and resolves the symlinks in its parent
 // directories, but not in the root's own last element, which OpenRoot

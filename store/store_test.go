@@ -15,15 +15,24 @@ import (
 // DefaultRoot reads the system's directories from the environment (see
 // TestDefaultRootBySystem for every system's choice).
 func TestDefaultRoot(t *testing.T) {
+	home, state := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", "/var/tmp/pbwrap-test-tmp")
-	t.Setenv("HOME", "/home/pbwrap-test")
-	got := DefaultRoot()
-	want := "/var/tmp/pbwrap-test-tmp/pbwrap-" + strconv.Itoa(os.Getuid())
-	if runtime.GOOS == "darwin" {
-		want = "/home/pbwrap-test/Library/Caches/pbwrap"
-	}
-	if got != want {
-		t.Errorf("DefaultRoot() with TMPDIR=/var/tmp/pbwrap-test-tmp = %q, want %q", got, want)
+	t.Setenv("HOME", home)
+	for _, xdg := range []string{"", state} {
+		t.Setenv("XDG_STATE_HOME", xdg)
+		want, legacy := filepath.Join(home, ".local", "state", "pbwrap"), "/var/tmp/pbwrap-test-tmp/pbwrap-"+strconv.Itoa(os.Geteuid())
+		switch {
+		case runtime.GOOS == "darwin":
+			want, legacy = filepath.Join(home, "Library", "Caches", "pbwrap"), ""
+		case xdg != "":
+			want = filepath.Join(state, "pbwrap")
+		}
+		if got := DefaultRoot(); got != want {
+			t.Errorf("DefaultRoot() with HOME=%s XDG_STATE_HOME=%q = %q, want %q", home, xdg, got, want)
+		}
+		if got := LegacyRoot(); got != legacy {
+			t.Errorf("LegacyRoot() with TMPDIR=/var/tmp/pbwrap-test-tmp = %q, want %q", got, legacy)
+		}
 	}
 }
 

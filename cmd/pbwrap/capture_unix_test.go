@@ -506,14 +506,14 @@ func TestCleanupAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := r.NewSession(id, store.Meta{PID: 1, Argv0: "claude", Start: time.Now().Add(-200 * time.Hour), Version: "test"})
+	then := time.Now().Add(-store.DefaultTTL - time.Hour)
+	old, err := r.NewSession(id, store.Meta{PID: 1, Argv0: "claude", Start: then, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}
-	then := time.Now().Add(-200 * time.Hour)
 	if err := os.Chtimes(old.Dir, then, then); err != nil {
 		t.Fatal(err)
 	}

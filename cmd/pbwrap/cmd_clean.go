@@ -16,9 +16,11 @@ var cleanCommand = &command{
 	usage:   "clean [--all [--yes]] [--older-than DURATION] [--dry-run]",
 	summary: "remove saved pastes whose session ended longer ago than the TTL",
 	help: `A session is removed when it ended longer ago than the TTL (--ttl or
-PBWRAP_TTL, default 168h), and never while its pbwrap still runs: the TTL
-counts from the end of a session, its last write.
-pbwrap also does this quietly each time it starts. Only what pbwrap created is
+PBWRAP_TTL, default 30d), and never while its pbwrap still runs: the TTL
+counts from the end of a session, its last write. Then, while the sessions
+left hold more than the cap (--max-store or PBWRAP_MAX_STORE, default 1GiB),
+the ended session written to longest ago is removed, and the next: trimmed.
+pbwrap also does this quietly when it starts, at most once an hour. Only what pbwrap created is
 removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
 stays until its TTL. The temp file that a pbwrap killed while it wrote the
@@ -41,7 +43,7 @@ it removes nothing and fails with exit status 2 unless --yes is given, so
 that what a script does never depends on whether a terminal happens to be
 attached. --yes skips the question in both cases; --dry-run never needs it.`,
 	run:       runClean,
-	globals:   []string{"root", "ttl"},
+	globals:   []string{"root", "ttl", "max-store"},
 	flagDecls: []flagDecl{{name: "all"}, {name: "yes"}, {name: "older-than", arg: "DURATION"}, {name: "dry-run"}},
 }
 
@@ -68,7 +70,7 @@ func runClean(c *command, std *streams, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl := &store.Cleaner{Root: root, TTL: ttl, All: all, DryRun: dryRun}
+	cl := &store.Cleaner{Root: root, TTL: ttl, MaxBytes: cfg.maxStore, All: all, DryRun: dryRun}
 	if ask {
 		only, err := confirmClean(root, ttl, std.in, std.err)
 		if err != nil || only == nil {
@@ -138,6 +140,9 @@ func printCleanReport(std *streams, report *store.CleanReport, root string, dryR
 	for _, s := range report.Removed {
 		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
 	}
+	for _, s := range report.Trimmed {
+		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s, to keep under --max-store\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+	}
 	for _, s := range report.Live {
 		fmt.Fprintf(std.out, "kept session %s: still running, idle %s\n", printable(s.ID), age(now, s.ModTime))
 	}
@@ -150,13 +155,13 @@ func printCleanReport(std *streams, report *store.CleanReport, root string, dryR
 	for _, why := range report.Skipped {
 		fmt.Fprintf(std.err, "pbwrap: left alone: %s\n", printable(why))
 	}
-	switch {
-	case len(report.Removed) == 0 && report.Temps == 0 && report.RootTemps == 0:
+	switch n := len(report.Removed) + len(report.Trimmed); {
+	case n == 0 && report.Temps == 0 && report.RootTemps == 0:
 		fmt.Fprintf(std.out, "nothing to remove under %s\n", printable(root))
-	case len(report.Removed) == 0:
+	case n == 0:
 		fmt.Fprintf(std.out, "%s %s\n", freed, humanBytes(report.Bytes))
 	default:
-		fmt.Fprintf(std.out, "%s %s in %d sessions\n", freed, humanBytes(report.Bytes), len(report.Removed))
+		fmt.Fprintf(std.out, "%s %s in %d sessions\n", freed, humanBytes(report.Bytes), n)
 	}
 }
 

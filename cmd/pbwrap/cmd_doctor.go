@@ -127,7 +127,39 @@ func (d *doctor) checkRoot(cfg *config) string {
 	} else {
 		fmt.Fprintf(d.out, "  ?     free space: %v\n", printableError(err))
 	}
+	d.showStore(cfg, root)
 	return root
+}
+
+// showStore says what the sessions under root hold against the cap, and
+// how long they are kept; and, while the root is the default, what the
+// earlier default root still holds (see earlierRoot).
+func (d *doctor) showStore(cfg *config, root string) {
+	limit := "no cap"
+	if cfg.maxStore > 0 {
+		limit = "cap " + humanBytes(cfg.maxStore)
+	}
+	keep := fmt.Sprintf("kept %s after they end (--ttl)", days(cfg.ttl))
+	if n, size, err := sessionsSize(root); err == nil {
+		fmt.Fprintf(d.out, "  size: %s in %s, %s (--max-store); %s\n", humanBytes(size), plural(n, "session"), limit, keep)
+	} else {
+		fmt.Fprintf(d.out, "  size: %v; %s (--max-store); %s\n", printableError(err), limit, keep)
+	}
+	if old := earlierRoot(cfg, root); old != "" {
+		if n, size, err := sessionsSize(old); err == nil && n > 0 {
+			fmt.Fprintf(d.out, "  earlier root: %s: %s in %s, listed by pbwrap list and show until they expire\n",
+				printable(old), humanBytes(size), plural(n, "session"))
+		}
+	}
+}
+
+// sessionsSize returns how many sessions root holds and their size.
+func sessionsSize(root string) (n int, size int64, err error) {
+	sessions, err := store.ListSessions(root)
+	for _, s := range sessions {
+		size += s.Bytes
+	}
+	return len(sessions), size, err
 }
 
 func (d *doctor) checkTerminal() {

@@ -60,8 +60,9 @@ The hook runs with all of your rights, outside the agent's sandbox and read
 rules, so it is stricter than pbwrap expand:
 
 - it expands only files below the agent's working directory, pbwrap's
-  paste root (--root, PBWRAP_ROOT: only one that passes pbwrap's checks of
-  a root, and in it only the files of a session) and the directories
+  paste root (--root, PBWRAP_ROOT; with the default root, also the one of
+  earlier builds, $TMPDIR/pbwrap-UID: only a root that passes pbwrap's
+  checks of a root, and in it only the files of a session) and the directories
   --hook-allow (PBWRAP_HOOK_ALLOW) names. A working directory of /, or of
   your home directory or above it, counts for nothing; a file in a hidden
   directory of your home (~/.ssh, ~/.aws, ~/.config) expands only through a
@@ -69,8 +70,8 @@ rules, so it is stricter than pbwrap expand:
   links (/tmp on macOS); they are resolved once and opened;
 - it honours the agent's own rules for reading files where the agent has
   them (Claude Code's permissions.deny Read rules, from every settings
-  file; what Gemini CLI's .geminiignore and Qwen Code's .qwenignore name): a file the agent may not
-  read does not expand;
+  file; what Gemini CLI's .geminiignore and Qwen Code's .qwenignore
+  name): a file the agent may not read does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
@@ -158,8 +159,10 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 }
 
 // hookScope is where the hook reads files besides the agent's working
-// directory: pbwrap's paste root, as configured, and the root of the
-// pbwrap session the agent runs in, each only if it passes the store's
+// directory: pbwrap's paste root, as configured, the earlier default root
+// while it is the default (see earlierRoot: a conversation begun before
+// the upgrade cites it), and the root of the pbwrap session the agent runs
+// in, each only if it passes the store's
 // root checks and only in its sessions; the directories the user allowed;
 // with the user's home directory and the agent's own read rules kept out.
 func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
@@ -170,6 +173,9 @@ func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
 	var roots []string
 	if root, err := store.ResolveRoot(cfg.root); err == nil {
 		roots = append(roots, root)
+		if old := earlierRoot(cfg, root); old != "" {
+			roots = append(roots, old)
+		}
 	}
 	if dir := os.Getenv("PBWRAP_SESSION_DIR"); filepath.IsAbs(dir) && store.IsSessionID(filepath.Base(dir)) {
 		roots = append(roots, filepath.Dir(filepath.Clean(dir)))

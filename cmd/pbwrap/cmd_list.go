@@ -25,7 +25,9 @@ var listCommand = &command{
 	summary: "list the saved pastes, newest first",
 	help: `Each line gives the time of the paste, its session (the last 8 characters of
 the session id, enough for pbwrap show), its number in the session, its lines,
-its size and the path of its file.
+its size and the path of its file. With the default root, the pastes that
+earlier builds saved under $TMPDIR/pbwrap-UID are listed too, until they
+expire.
 
 --json prints {"format": 1, "root": ROOT, "pastes": [...]} where each paste is
   {"time": RFC 3339, "session": full id, "short": last 8 characters of the id,
@@ -70,7 +72,7 @@ func runList(c *command, std *streams, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	pastes, _, err := loadPastes(std, root)
+	pastes, _, err := loadPastes(std, readRoots(cfg, root))
 	if err != nil {
 		return err
 	}
@@ -107,15 +109,23 @@ func printPastesJSON(w io.Writer, root string, pastes []savedPaste) error {
 	return err
 }
 
-// loadPastes reads every session's manifest under root and returns the
+// loadPastes reads every session's manifest under roots and returns the
 // saved paste files that still exist, newest first, one entry per file
-// (a file reused for the same text is listed at its latest use). The
-// sessions whose manifest cannot be used are named on stderr (see
-// listSessions).
-func loadPastes(std *streams, root string) ([]savedPaste, []store.SessionSummary, error) {
-	sessions, err := listSessions(std, root)
-	if err != nil {
-		return nil, nil, err
+// (a file reused for the same text is listed at its latest use), and the
+// sessions. The sessions whose manifest cannot be used are named on
+// stderr (see listSessions). A root after the first (the earlier default
+// root: readRoots) that cannot be read is named on stderr and skipped.
+func loadPastes(std *streams, roots []string) ([]savedPaste, []store.SessionSummary, error) {
+	var sessions []store.SessionSummary
+	for i, root := range roots {
+		more, err := listSessions(std, root)
+		switch {
+		case err != nil && i == 0:
+			return nil, nil, err
+		case err != nil:
+			fmt.Fprintf(std.err, "pbwrap: skipped the earlier root %s: %s\n", printable(root), printable(err.Error()))
+		}
+		sessions = append(sessions, more...)
 	}
 	var pastes []savedPaste
 	for _, s := range sessions {

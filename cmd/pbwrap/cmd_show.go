@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pbwrap/pbwrap/store"
 )
@@ -23,7 +25,10 @@ var showCommand = &command{
 none, the newest of all, with a note on standard error. SESSION is a session id, a
 unique start of one, or the 8 characters pbwrap list shows; alone it means the
 session's newest paste, SESSION:N its paste N. PATH is a paste file under the
-root. The text is printed exactly as saved, so it can be piped on:
+root (with the default root, also under $TMPDIR/pbwrap-UID, where earlier
+builds saved); when its file is gone, show says whether it expired, was
+trimmed to --max-store, went with pbwrap clean --all, or was deleted. The
+text is printed exactly as saved, so it can be piped on:
 
   pbwrap show last | wc -l
   pbwrap show 7c2e91ab:2 > recovered.log`,
@@ -44,7 +49,7 @@ func showArgs(cfg *config, prev []string) []string {
 	if err != nil {
 		return words
 	}
-	pastes, _, err := loadPastes(&streams{out: io.Discard, err: io.Discard}, root)
+	pastes, _, err := loadPastes(&streams{out: io.Discard, err: io.Discard}, readRoots(cfg, root))
 	if err != nil {
 		return words
 	}
@@ -69,13 +74,14 @@ func runShow(c *command, std *streams, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
-	pastes, sessions, err := loadPastes(std, root)
+	roots := readRoots(cfg, root)
+	pastes, sessions, err := loadPastes(std, roots)
 	if err != nil {
 		return err
 	}
 	if which == "last" {
 		if own := os.Getenv("PBWRAP_SESSION"); own != "" && own != "none" {
-			if _, err := findPaste(root, own, pastes, sessions); err == nil {
+			if _, err := findPaste(roots, own, pastes, sessions); err == nil {
 				which = own
 			} else if len(pastes) > 0 {
 				fmt.Fprintf(std.err, "pbwrap show: this session (%s) has saved no paste: the newest of all, from session %s\n",
@@ -83,7 +89,7 @@ func runShow(c *command, std *streams, cfg *config, args []string) error {
 			}
 		}
 	}
-	path, err := findPaste(root, which, pastes, sessions)
+	path, err := findPaste(roots, which, pastes, sessions)
 	if err != nil {
 		return printableError(err)
 	}
@@ -100,16 +106,17 @@ func runShow(c *command, std *streams, cfg *config, args []string) error {
 
 var pasteFileName = regexp.MustCompile(`^paste-[0-9]+\.txt$`)
 
-// findPaste resolves show's argument to a paste file.
-func findPaste(root, which string, pastes []savedPaste, sessions []store.SessionSummary) (string, error) {
+// findPaste resolves show's argument to a paste file under one of roots
+// (readRoots).
+func findPaste(roots []string, which string, pastes []savedPaste, sessions []store.SessionSummary) (string, error) {
 	if which == "last" {
 		if len(pastes) == 0 {
-			return "", fmt.Errorf("no saved pastes under %s", root)
+			return "", fmt.Errorf("no saved pastes under %s", strings.Join(roots, " or "))
 		}
 		return pastes[0].Path, nil
 	}
 	if strings.ContainsRune(which, filepath.Separator) {
-		return checkPastePath(root, which)
+		return checkPastePath(roots, which)
 	}
 	id, nText, hasN := strings.Cut(which, ":")
 	session, err := matchSession(id, sessions)
@@ -162,22 +169,101 @@ func matchSession(id string, sessions []store.SessionSummary) (string, error) {
 }
 
 // checkPastePath accepts a path only if it is a paste file pbwrap saved
-// under the root, so that show is not a way to read anything else.
-func checkPastePath(root, path string) (string, error) {
+// under one of roots, so that show is not a way to read anything else.
+// When the file is gone, the error says what became of it, if the root
+// can tell (see whyGone).
+func checkPastePath(roots []string, path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
 	real, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		if root, ok := pasteUnder(roots, abs); ok {
+			return "", fmt.Errorf("%s: %s", path, whyGone(roots, root, abs))
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, unwrapPathErr(err))
 	}
-	// ROOT/SESSION/paste-N.txt exactly: the root, resolved as the path is,
-	// two levels up.
-	if filepath.Dir(filepath.Dir(real)) != root || !pasteFileName.MatchString(filepath.Base(real)) {
-		return "", fmt.Errorf("%s is not a paste saved under %s", path, root)
+	if _, ok := pasteUnder(roots, real); !ok {
+		return "", fmt.Errorf("%s is not a paste saved under %s", path, strings.Join(roots, " or "))
 	}
 	return real, nil
+}
+
+// pasteUnder returns the root of roots under which path, absolute and
+// clean, is a paste file's: ROOT/SESSION/paste-N.txt exactly, the root
+// two levels up.
+func pasteUnder(roots []string, path string) (string, bool) {
+	if !pasteFileName.MatchString(filepath.Base(path)) {
+		return "", false
+	}
+	for _, root := range roots {
+		if filepath.Dir(filepath.Dir(path)) == root {
+			return root, true
+		}
+	}
+	return "", false
+}
+
+// whyGone says what became of the paste file path under root, one of
+// roots, which is gone: deleted while its session is still there; or, by
+// the root's record of removals (store.FindRemoval), expired, trimmed to
+// the cap, or removed by pbwrap clean --all; or, with no record, removed
+// by something other than pbwrap.
+func whyGone(roots []string, root, path string) string {
+	dir := filepath.Dir(path)
+	id := filepath.Base(dir)
+	if _, err := os.Lstat(dir); err == nil {
+		if m, err := store.ReadManifest(dir); err == nil && recordsPaste(m, path) {
+			return fmt.Sprintf("deleted: its session %s is still there and its manifest records the paste, "+
+				"but something other than pbwrap removed the file", shortID(id))
+		}
+		return fmt.Sprintf("no such file: its session %s is there, and records no such paste", shortID(id))
+	}
+	r, err := store.FindRemoval(root, id)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("no such file, and pbwrap's record of removals cannot say why: %v", err)
+	case r == nil && root != roots[0]:
+		return fmt.Sprintf("no such file, and pbwrap has no record of removing its session: it was under %s, "+
+			"the temporary directory, which most systems empty at boot", root)
+	case r == nil:
+		return "no such file, and pbwrap has no record of removing its session: something else removed it"
+	}
+	ended, removed := r.Ended.Local().Format(timeLayout), r.Removed.Local().Format(timeLayout)
+	switch r.Why {
+	case store.RemovedExpired:
+		return fmt.Sprintf("expired: its session ended %s, and pbwrap removed it %s, older than the TTL of %s (--ttl)",
+			ended, removed, days(r.TTL))
+	case store.RemovedTrimmed:
+		return fmt.Sprintf("trimmed: its session ended %s, and pbwrap removed it %s to keep the saved pastes under %s "+
+			"(--max-store), the sessions that ended longest ago first", ended, removed, humanBytes(r.Limit))
+	}
+	return fmt.Sprintf("removed by pbwrap clean --all %s (its session ended %s)", removed, ended)
+}
+
+// timeLayout is how show and doctor write a time for people.
+const timeLayout = "2006-01-02 15:04"
+
+// days writes d in days when it is whole days (30d), and as
+// shortDuration does otherwise.
+func days(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return shortDuration(d)
+}
+
+// recordsPaste reports whether m records path as a saved paste.
+func recordsPaste(m *store.Manifest, path string) bool {
+	for _, r := range m.Pastes {
+		if r.Outcome == store.OutcomeSaved && r.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 func unwrapPathErr(err error) error {

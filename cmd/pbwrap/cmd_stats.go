@@ -29,8 +29,9 @@ lower). Each command that had at least one paste saved gets a row; the total
 counts every command's pastes, so the pastes a command without a row (a
 shell, say) put in as text count there alone.
 
-The counts go back to the first paste under the root: pbwrap keeps them per
-agent and day in ROOT/.counters.json, which pbwrap clean and the TTL leave
+The counts go back to the first paste under the root (with the default root,
+also under the one of earlier builds, $TMPDIR/pbwrap-UID): pbwrap keeps them
+per agent and day in ROOT/.counters.json, which pbwrap clean and the TTL leave
 alone. A counters file that pbwrap did not write (agents can write in the
 root) is refused, with the reason; remove it to count from zero.
 
@@ -89,6 +90,15 @@ func runStats(c *command, std *streams, cfg *config, args []string) error {
 	counters, err := store.ReadCounters(root)
 	if err != nil {
 		return printableError(err)
+	}
+	// The earlier default root's counts too, so that upgrading does not
+	// start the count again (see earlierRoot); unreadable, it is left out.
+	if old := earlierRoot(cfg, root); old != "" {
+		if more, err := store.ReadCounters(old); err == nil {
+			counters.Counts = append(counters.Counts, more.Counts...)
+		} else {
+			fmt.Fprintf(std.err, "pbwrap: left out the counts of the earlier root: %s\n", printable(err.Error()))
+		}
 	}
 	rows, total, first := tallyCounts(counters.Counts, since)
 	if asJSON {

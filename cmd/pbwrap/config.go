@@ -65,6 +65,7 @@ type config struct {
 	refFormat    capture.RefFormat
 	logPath      string
 	ttl          time.Duration
+	maxStore     int64 // bytes; -1 for no cap, as store.Cleaner.MaxBytes takes it
 	pasteTimeout time.Duration
 	burst        capture.BurstMode
 	repeatWindow time.Duration // 0: a paste repeated is saved like any other
@@ -78,7 +79,7 @@ type config struct {
 // and doctor show them.
 func newSettings() []*setting {
 	return []*setting{
-		{flag: "root", env: "PBWRAP_ROOT", arg: "DIR", value: store.DefaultRoot(), shown: "$TMPDIR/pbwrap-UID; macOS: ~/Library/Caches/pbwrap",
+		{flag: "root", env: "PBWRAP_ROOT", arg: "DIR", value: store.DefaultRoot(), shown: rootShown,
 			help: "where pastes are saved: an absolute path, yours, not a symlink", apply: applyRoot},
 		{flag: "min-bytes", env: "PBWRAP_MIN_BYTES", arg: "N", value: strconv.Itoa(capture.DefaultMinBytes),
 			help: "a paste this long is large", apply: positive("bytes", func(c *config) *int { return &c.minBytes })},
@@ -107,9 +108,12 @@ func newSettings() []*setting {
 		{flag: "debug", env: "PBWRAP_DEBUG", value: "0",
 			help:  "also log each paste's handling and the child's mode changes, never text (to the session's debug.log without --log)",
 			apply: boolean(func(c *config) *bool { return &c.debug })},
-		{flag: "ttl", env: "PBWRAP_TTL", arg: "DURATION", value: shortDuration(store.DefaultTTL),
+		{flag: "ttl", env: "PBWRAP_TTL", arg: "DURATION", value: fmt.Sprintf("%dd", store.DefaultTTL/(24*time.Hour)),
 			help:  "remove a session this long after it ended, in the background a second after pbwrap starts and by pbwrap clean (never while it runs)",
 			apply: duration(func(c *config) *time.Duration { return &c.ttl })},
+		{flag: "max-store", env: "PBWRAP_MAX_STORE", arg: "SIZE", value: fmt.Sprintf("%dGiB", store.DefaultMaxBytes>>30),
+			help:  "the most the saved pastes may take together (bytes, or with K, M, G, T, KiB, MiB, GiB, TiB: powers of 1024; 0: no cap); past it, the sessions that ended longest ago are removed, when --ttl's are, never a running one",
+			apply: applyMaxStore},
 		{flag: "no-agent-args", env: "PBWRAP_NO_AGENT_ARGS", value: "0",
 			help:  "do not add the flag or variable that lets a known agent read the saved pastes (pbwrap doctor says which, for each agent on PATH)",
 			apply: boolean(func(c *config) *bool { return &c.noAgentArgs })},
@@ -373,6 +377,9 @@ func hasSetting(set map[string]string, name string) bool {
 	return ok
 }
 
+// rootShown is the default root as help shows it.
+const rootShown = "$XDG_STATE_HOME/pbwrap (~/.local/state/pbwrap); macOS: ~/Library/Caches/pbwrap"
+
 func applyRoot(s *setting, c *config) error {
 	switch {
 	case s.value == "":
@@ -424,6 +431,42 @@ func applyRefFormat(s *setting, c *config) error {
 	}
 	c.refFormat = f
 	return nil
+}
+
+// applyMaxStore takes the store's cap: 0 is none.
+func applyMaxStore(s *setting, c *config) error {
+	n, err := parseSize(s.value)
+	if err != nil {
+		return usagef("%s=%q: %v", s.name(), s.value, err)
+	}
+	c.maxStore = n
+	if n == 0 {
+		c.maxStore = -1
+	}
+	return nil
+}
+
+// sizeUnits are the units parseSize takes: powers of 1024, as du -h and
+// humanBytes write them.
+var sizeUnits = map[string]int64{"": 1, "B": 1, "K": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20,
+	"G": 1 << 30, "GiB": 1 << 30, "T": 1 << 40, "TiB": 1 << 40}
+
+// parseSize reads a size in bytes: a number, whole or with a fraction,
+// and one of sizeUnits ("1GiB", "1.5G", "500M", "1048576").
+func parseSize(v string) (int64, error) {
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(v)
+	}
+	unit, ok := sizeUnits[v[i:]]
+	n, err := strconv.ParseFloat(v[:i], 64)
+	switch {
+	case !ok || err != nil || i == 0:
+		return 0, errors.New("want a size such as 1GiB, 500M or 0 (no cap)")
+	case n*float64(unit) >= math.MaxInt64:
+		return 0, errors.New("too large")
+	}
+	return int64(n * float64(unit)), nil
 }
 
 // boolWords is what a switch accepts, as environment conventions have it.

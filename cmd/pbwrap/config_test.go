@@ -242,3 +242,23 @@ func TestHookAllowSetting(t *testing.T) {
 		}
 	}
 }
+
+// --max-store takes bytes or a size in powers of 1024; 0 is no cap.
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"1", 1, true}, {"1048576", 1 << 20, true}, {"512B", 512, true},
+		{"1K", 1 << 10, true}, {"1KiB", 1 << 10, true}, {"500M", 500 << 20, true}, {"1GiB", 1 << 30, true},
+		{"1.5G", 3 << 29, true}, {"2T", 2 << 40, true}, {"2TiB", 2 << 40, true},
+		{"", 0, false}, {"G", 0, false}, {"1GB", 0, false}, {"1g", 0, false}, {"-1", 0, false}, {"1e3", 0, false},
+		{"1 G", 0, false}, {"NaN", 0, false}, {"9000000T", 0, false}, {"1..2G", 0, false},
+	} {
+		got, err := parseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

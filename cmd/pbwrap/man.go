@@ -51,7 +51,8 @@ when it cannot read its input, which blocks the agent's call.`
 var manEnvironment = [][2]string{
 	{"PBWRAP_SESSION", "Set for the wrapped command: the session id. When it is set, pbwrap runs commands directly, unwrapped (pbwrap inside pbwrap)."},
 	{"PBWRAP_SESSION_DIR", "Set for the wrapped command: the directory of its session's pastes."},
-	{"TMPDIR", "Where the default root is, except on macOS."},
+	{"XDG_STATE_HOME", "Where the default root is on Linux and the BSDs: $XDG_STATE_HOME/pbwrap; ~/.local/state/pbwrap when unset or relative."},
+	{"TMPDIR", "Where the default root is when there is no home directory of yours, and where earlier builds kept it (pbwrap list and show still read $TMPDIR/pbwrap-UID)."},
 }
 
 // manPage is the man page, in roff with the man macros, with the

@@ -121,3 +121,39 @@ func TestReadmeCommandTable(t *testing.T) {
 		t.Errorf("README.md's table of commands has %d rows, want %d, one per command", len(rows), len(commands))
 	}
 }
+
+// The README's table of settings has a row for each setting, with its
+// variable and the default the help shows (issue 29: the root, the TTL
+// and the cap changed, and the table must say so).
+func TestReadmeSettingsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make(map[string][]string)
+	for _, m := range regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)[^`]*` \\| ([^|]+) \\| [^|]+ \\|$").FindAllStringSubmatch(string(readme), -1) {
+		rows[m[1]] = []string{m[2], strings.ReplaceAll(strings.TrimSpace(m[3]), "`", "")}
+	}
+	for _, s := range newSettings() {
+		row, ok := rows[s.flag]
+		if !ok {
+			t.Errorf("README.md's table of settings has no row for --%s", s.flag)
+			continue
+		}
+		def := s.value
+		switch {
+		case s.isSwitch():
+			def = "off"
+		case s.shown != "":
+			def = s.shown
+		case def == "":
+			def = "none"
+		}
+		if row[0] != s.env || row[1] != def {
+			t.Errorf("README.md: --%s: %s, default %q; want %s, default %q", s.flag, row[0], row[1], s.env, def)
+		}
+	}
+	if len(rows) != len(newSettings()) {
+		t.Errorf("README.md's table of settings has %d rows, want %d", len(rows), len(newSettings()))
+	}
+}

@@ -28,6 +28,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", filepath.Dir(pbwrapBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("UID", strconv.Itoa(os.Geteuid())) // For the root of earlier builds, $TMPDIR/pbwrap-$UID.
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -40,6 +40,7 @@ func wrap(cfg *config, argv []string) error {
 	if passThrough(cfg) {
 		return execDirectly(cfg, path, argv)
 	}
+	moved := movedRootNotice(cfg) // Before the session makes the new root.
 	s := newSessionOpener(cfg, filepath.Base(argv[0]))
 	defer s.Close()
 	logs, err := openLogs(cfg, s.Session())
@@ -51,12 +52,16 @@ func wrap(cfg *config, argv []string) error {
 	if err := s.sayIfUnsaved(cfg, logs.logf); err != nil {
 		return err
 	}
+	if moved != "" && s.Err() == nil {
+		fmt.Fprintln(os.Stderr, moved)
+		logs.logf("%s", moved)
+	}
 	if !cfg.noAgentArgs && s.Root() != "" {
 		s.agent = argv
 		argv = agent.AddArgs(argv, s.Root())
 	}
 	logs.debugf("start: %s, session %s, root %s", argv, s.ID(), s.Root())
-	waitCleanup := startCleanup(s.Root(), cfg.ttl, logs)
+	waitCleanup := startCleanup(cleanupRoots(cfg, s.Root()), cfg, logs)
 	defer waitCleanup()
 	pcfg, in := proxyConfig(cfg, path, argv, s, logs)
 	status, err := ptyproxy.Run(pcfg)
@@ -205,12 +210,22 @@ const cleanupWait = 2 * time.Second
 // child on a machine with few CPUs (doc/performance.md).
 const cleanupDelay = time.Second
 
-// startCleanup removes expired sessions in the background, cleanupDelay
-// after the start, so that nothing slows the child's start, and returns a
-// function that, when pbwrap is done, begins the cleanup at once if it has
-// not begun yet and waits for it (within cleanupWait).
-func startCleanup(root string, ttl time.Duration, logs *logs) (wait func()) {
-	if root == "" {
+// cleanupEvery is how often the cleanup at start goes through a root: at
+// most once an hour, as cmd/go trims its cache at most once a day. A
+// root holds a month of sessions (the TTL), and reading them all took 47
+// ms for 500 sessions (store's BenchmarkCleanKept): work a run that starts
+// within the hour need not do again. A session expires, and the store
+// comes back under its cap, at most an hour late; pbwrap clean goes
+// through at once.
+const cleanupEvery = time.Hour
+
+// startCleanup removes expired sessions from roots in the background,
+// and trims the first to the cap (--max-store), cleanupDelay after the
+// start, so that nothing slows the child's start, and returns a function
+// that, when pbwrap is done, begins the cleanup at once if it has not
+// begun yet and waits for it (within cleanupWait).
+func startCleanup(roots []string, cfg *config, logs *logs) (wait func()) {
+	if len(roots) == 0 {
 		return func() {}
 	}
 	done, now := make(chan struct{}), make(chan struct{})
@@ -222,8 +237,14 @@ func startCleanup(root string, ttl time.Duration, logs *logs) (wait func()) {
 		case <-t.C:
 		case <-now:
 		}
-		report, err := (&store.Cleaner{Root: root, TTL: ttl}).Clean()
-		logs.cleanup(report, err)
+		for i, root := range roots {
+			limit := cfg.maxStore
+			if i > 0 {
+				limit = -1 // The earlier root only expires.
+			}
+			report, err := (&store.Cleaner{Root: root, TTL: cfg.ttl, MaxBytes: limit, Every: cleanupEvery}).Clean()
+			logs.cleanup(report, err)
+		}
 	}()
 	return func() {
 		close(now)
@@ -238,13 +259,16 @@ func startCleanup(root string, ttl time.Duration, logs *logs) (wait func()) {
 // cleanup logs what a cleanup did.
 func (l *logs) cleanup(report *store.CleanReport, err error) {
 	switch {
-	case errors.Is(err, store.ErrCleanupBusy):
+	case errors.Is(err, store.ErrCleanupBusy), errors.Is(err, store.ErrNotDue):
 		l.debugf("cleanup: %v", err)
 	case err != nil:
 		l.logf("cleanup: %v", err)
 	default:
 		for _, r := range report.Removed {
 			l.debugf("cleanup: removed session %s (%d bytes)", r.ID, r.Bytes)
+		}
+		for _, r := range report.Trimmed {
+			l.logf("cleanup: trimmed session %s (%d bytes), the oldest ended one, to keep under --max-store", r.ID, r.Bytes)
 		}
 		if report.Temps > 0 {
 			l.debugf("cleanup: removed %d temp files a crash left in ended sessions", report.Temps)

@@ -1,0 +1,101 @@
+//go:build darwin || freebsd || linux
+
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/store"
+)
+
+// earlierSession makes a session under root, ended age ago, holding one
+// saved paste of text, as an earlier build would have left it.
+func earlierSession(t *testing.T, root string, age time.Duration, text string) *store.Session {
+	t.Helper()
+	r, err := store.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := store.NewSessionID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-age)
+	s, err := r.NewSession(id, store.Meta{PID: 1, Argv0: "claude", Start: start, Version: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := s.CreateTemp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmp.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(text))
+	n, path, _, err := s.CommitPaste(tmp, hex.EncodeToString(sum[:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record(store.PasteRecord{N: n, Path: path, Bytes: int64(len(text)), Lines: 1, SHA256: hex.EncodeToString(sum[:]),
+		Time: start, Outcome: store.OutcomeSaved, Reference: "[paste saved: " + path + "]"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(s.Dir, start, start); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Upgrading (issue 29): the first start that makes the new default root
+// says once, before the child starts, where pastes now go; the earlier
+// root's sessions stay where their references point, and its expired ones
+// are removed by the start-up cleanup.
+func TestEarlierRootSaidOnce(t *testing.T) {
+	if runtime.GOOS == "darwin" {
+		t.Skip("macOS kept its default root")
+	}
+	home, tmp := realDir(t), realDir(t)
+	earlier := filepath.Join(tmp, "pbwrap-"+strconv.Itoa(os.Geteuid()))
+	kept := earlierSession(t, earlier, 2*time.Hour, "kept\n")
+	expired := earlierSession(t, earlier, store.DefaultTTL+time.Hour, "expired\n")
+	env := []string{"PBWRAP_ROOT=", "HOME=" + home, "XDG_STATE_HOME=", "TMPDIR=" + tmp}
+	root := filepath.Join(home, ".local", "state", "pbwrap")
+	notice := "pbwrap: pastes are now saved under " + root + ", which a reboot does not empty; the 2 sessions under " +
+		earlier + " stay there, and pbwrap list and show find them until they expire\r\n"
+
+	term := startPbwrap(t, ptytest.Job{Env: env, Steps: []string{"ready", "exit:0"}})
+	term.WaitOutput("READY")
+	term.WantExit("exit 0")
+	if out := string(term.Output()); !strings.HasPrefix(out, notice) {
+		t.Errorf("first start: the terminal shows %q, want it to start with %q", out, notice)
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Errorf("the new root was not made: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(kept.Dir, "paste-1.txt")); err != nil {
+		t.Errorf("the earlier root's session was not left where it was: %v", err)
+	}
+	if _, err := os.Stat(expired.Dir); !os.IsNotExist(err) {
+		t.Errorf("the earlier root's expired session is still there (%v)", err)
+	}
+
+	term = startPbwrap(t, ptytest.Job{Env: env, Steps: []string{"ready", "exit:0"}})
+	term.WaitOutput("READY")
+	term.WantExit("exit 0")
+	if out := string(term.Output()); strings.Contains(out, "now saved under") {
+		t.Errorf("second start: the terminal shows %q, want the notice said only once", out)
+	}
+}
