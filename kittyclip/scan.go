@@ -76,13 +76,13 @@ const (
 // A Scanner is not safe for concurrent use. The zero value is not usable:
 // NewScanner gives one.
 type Scanner struct {
-	sink   Sink
-	state  scanState
-	held   int // of prefix, in scanPrefix
-	meta   []byte
-	data   []byte
-	over   bool // the packet is past its limits: dropped at its end
-	at     time.Time
+	sink  Sink
+	state scanState
+	held  int // of prefix, in scanPrefix
+	meta  []byte
+	data  []byte
+	over  bool // the packet is past its limits: dropped at its end
+	at    time.Time
 }
 
 // NewScanner returns a Scanner that reports to sink.
