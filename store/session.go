@@ -45,11 +45,11 @@ type Session struct {
 	mu       sync.Mutex
 	lock     *os.File // holds the flock on Dir/.lock; nil once closed
 	manifest Manifest
-	next     int              // the lowest paste number not yet tried
+	next     int // the lowest paste number not yet tried
 	// nextImage is the lowest image number not yet tried (see
 	// CommitImage); 0 before the first.
 	nextImage int
-	saved    map[string]saved // committed pastes by sha256 hex
+	saved     map[string]saved // committed pastes by sha256 hex
 }
 
 // saved is a paste file committed in this session.
