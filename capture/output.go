@@ -29,6 +29,7 @@ type Output struct {
 	dropped int
 	logf    func(string, ...any)
 	debugf  func(string, ...any)
+	told    []byte // what Between holds for the next boundary
 }
 
 // OutputConfig configures an Output.
@@ -65,19 +66,41 @@ func NewOutput(cfg OutputConfig) *Output {
 func (o *Output) Mode() bool { return o.f.Enabled() }
 
 // Passing implements ptyproxy.Passer: plain text goes through unchanged,
-// however long, unless a sequence is under way.
+// however long, unless a sequence is under way or Between holds a
+// sequence of pbwrap's.
 func (o *Output) Passing() int {
-	if o.f.Idle() {
+	if o.f.Idle() && len(o.told) == 0 {
 		return math.MaxInt
 	}
 	return 0
 }
 
-// Filter passes the child's output p on to the terminal w.
+// Filter passes the child's output p on to the terminal w, and then,
+// once the output stands between two sequences, what Between held.
 func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
 	err := write(w, o.f.Write(p))
 	o.noteChanges()
+	if len(o.told) > 0 && o.f.Idle() {
+		if e := write(w, o.told); err == nil {
+			err = e
+		}
+		o.told = o.told[:0]
+	}
 	return time.Time{}, err
+}
+
+// Between returns p, pbwrap's own sequence for the terminal, if the
+// output stands between two sequences, so that it can be written now;
+// otherwise it keeps p, and Filter writes it once the child's sequence
+// under way is through, and returns nil. It must not be called
+// concurrently with Filter (the proxy calls it with the output held: see
+// ptyproxy.Teller).
+func (o *Output) Between(p []byte) []byte {
+	if o.f.Idle() && len(o.told) == 0 {
+		return p
+	}
+	o.told = append(o.told, p...)
+	return nil
 }
 
 // Flush does nothing: Filter never asks for a deadline (see Output).

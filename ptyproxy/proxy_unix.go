@@ -144,6 +144,9 @@ func open(cfg Config) (*session, *os.File, error) {
 	s.outDst, s.inDst = newEndpoint(stdout, nil), newEndpoint(s.master, nil)
 	s.out = newPump("output", cfg.Output, s.outDst, s.cfg.Logf)
 	s.in = newPump("input", cfg.Input, s.inDst, s.cfg.Logf)
+	if t, ok := cfg.Input.(Teller); ok {
+		t.SetTell(s.out.writeFrom)
+	}
 	s.in.src = &source{queued: inputQueued}
 	s.inSrc = newEndpoint(stdin, &s.in.src.taken)
 	s.outSrc = newEndpoint(s.master, &s.outFlight)
