@@ -134,8 +134,10 @@ func (c *clip) deadline() time.Time {
 // way, or a prefix of one.
 func (c *clip) busy() bool { return !c.scanner.Idle() || c.paster.Busy() || len(c.held) > 0 }
 
-// release passes on the input held during a paste event, once it is over.
+// release passes on the input held during a paste event, once it is over;
+// while it is not, the scanner expects the terminal's replies.
 func (c *clip) release() {
+	c.scanner.Expect(c.paster.Busy())
 	if c.paster.Busy() || len(c.held) == 0 {
 		return
 	}

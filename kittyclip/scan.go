@@ -82,7 +82,10 @@ type Scanner struct {
 	meta  []byte
 	data  []byte
 	over  bool // the packet is past its limits: dropped at its end
-	at    time.Time
+	// expect: a reply is expected, so a held prefix waits PacketSilence
+	// (see Expect).
+	expect bool
+	at     time.Time
 }
 
 // NewScanner returns a Scanner that reports to sink.
@@ -192,6 +195,21 @@ func (s *Scanner) pass(p []byte) {
 	}
 }
 
+// Expect says whether the caller expects the terminal's replies (it has
+// sent a request, and holds the user's keys meanwhile). While it does, a
+// held prefix waits PacketSilence before it passes on, as a packet does,
+// not bracketed.EscHold: a reply split by the link right after its ESC is
+// still a reply, and no key is waiting for the hold to end.
+func (s *Scanner) Expect(on bool) { s.expect = on }
+
+// prefixHold is how long a prefix is held.
+func (s *Scanner) prefixHold() time.Duration {
+	if s.expect {
+		return PacketSilence
+	}
+	return bracketed.EscHold
+}
+
 // Flush lets time pass: a prefix held for bracketed.EscHold passes on, a
 // packet silent for PacketSilence is lost. Calling it early is harmless.
 // It returns the next deadline, as Write does.
@@ -199,7 +217,7 @@ func (s *Scanner) Flush(now time.Time) time.Time {
 	switch s.state {
 	case scanGround:
 	case scanPrefix:
-		if !now.Before(s.at.Add(bracketed.EscHold)) {
+		if !now.Before(s.at.Add(s.prefixHold())) {
 			s.release()
 		}
 	default:
@@ -227,7 +245,7 @@ func (s *Scanner) Deadline() time.Time {
 	case scanGround:
 		return time.Time{}
 	case scanPrefix:
-		return s.at.Add(bracketed.EscHold)
+		return s.at.Add(s.prefixHold())
 	}
 	return s.at.Add(PacketSilence)
 }

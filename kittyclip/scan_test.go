@@ -120,3 +120,23 @@ func TestScannerLimits(t *testing.T) {
 		}
 	}
 }
+
+// While a reply is expected, a held prefix waits as a packet does.
+func TestScannerExpect(t *testing.T) {
+	var e events
+	s := NewScanner(&e)
+	s.Expect(true)
+	if d := s.Write([]byte("\x1b"), epoch); !d.Equal(epoch.Add(PacketSilence)) {
+		t.Fatalf("deadline %v", d.Sub(epoch))
+	}
+	s.Flush(epoch.Add(bracketed.EscHold))
+	s.Write([]byte("]5522;a=b\a"), epoch.Add(time.Second))
+	if e.String() != "packet a=b;" {
+		t.Fatalf("got %q", e.String())
+	}
+	s.Expect(false)
+	s.Write([]byte("\x1b"), epoch)
+	if s.Flush(epoch.Add(bracketed.EscHold)); e.String() != "packet a=b; | pass \x1b" {
+		t.Fatalf("not expecting: %q", e.String())
+	}
+}
