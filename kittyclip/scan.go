@@ -70,8 +70,9 @@ const (
 // together are exactly the input, but for what Lost drops. Any chunking of
 // the input gives the same events. A proper prefix of "ESC ] 5522 ;" at
 // the end of a Write is held until the next Write completes or refutes it,
-// or bracketed.EscHold passes (a lone Esc key stays responsive); a packet
-// is held whole until its terminator, or until PacketSilence passes.
+// or, for ESC and ESC ] (keys too), bracketed.EscHold passes (a lone Esc
+// key stays responsive); a longer prefix and a packet are held until
+// their end, or until PacketSilence passes.
 //
 // A Scanner is not safe for concurrent use. The zero value is not usable:
 // NewScanner gives one.
@@ -202,16 +203,18 @@ func (s *Scanner) pass(p []byte) {
 // still a reply, and no key is waiting for the hold to end.
 func (s *Scanner) Expect(on bool) { s.expect = on }
 
-// prefixHold is how long a prefix is held.
+// prefixHold is how long a prefix is held: bracketed.EscHold for ESC
+// and ESC ], which are keys too (Esc, Alt+]); PacketSilence once a digit
+// follows, which no key sends, or while a reply is expected.
 func (s *Scanner) prefixHold() time.Duration {
-	if s.expect {
+	if s.expect || s.held > 2 {
 		return PacketSilence
 	}
 	return bracketed.EscHold
 }
 
-// Flush lets time pass: a prefix held for bracketed.EscHold passes on, a
-// packet silent for PacketSilence is lost. Calling it early is harmless.
+// Flush lets time pass: a prefix held for its hold (see Scanner) passes
+// on, a packet silent for PacketSilence is lost. Calling it early is harmless.
 // It returns the next deadline, as Write does.
 func (s *Scanner) Flush(now time.Time) time.Time {
 	switch s.state {

@@ -80,15 +80,23 @@ func TestScanner(t *testing.T) {
 func TestScannerDeadlines(t *testing.T) {
 	var e events
 	s := NewScanner(&e)
-	if d := s.Write([]byte("a\x1b]55"), epoch); !d.Equal(epoch.Add(bracketed.EscHold)) {
+	if d := s.Write([]byte("a\x1b]"), epoch); !d.Equal(epoch.Add(bracketed.EscHold)) {
 		t.Fatalf("prefix: deadline %v", d.Sub(epoch))
 	}
 	s.Flush(epoch.Add(bracketed.EscHold - 1))
 	if e.String() != "pass a" {
 		t.Fatalf("early flush: %q", e.String())
 	}
-	if d := s.Flush(epoch.Add(bracketed.EscHold)); !d.IsZero() || e.String() != "pass a\x1b]55" {
+	if d := s.Flush(epoch.Add(bracketed.EscHold)); !d.IsZero() || e.String() != "pass a\x1b]" {
 		t.Fatalf("flush: %q, deadline %v", e.String(), d)
+	}
+	// With a digit after ESC ], no key: held as a packet is.
+	e.list = nil
+	if d := s.Write([]byte("\x1b]5"), epoch); !d.Equal(epoch.Add(PacketSilence)) {
+		t.Fatalf("ESC ] 5: deadline %v", d.Sub(epoch))
+	}
+	if s.Flush(epoch.Add(PacketSilence)); e.String() != "pass \x1b]5" {
+		t.Fatalf("ESC ] 5 at its deadline: %q", e.String())
 	}
 	e.list = nil
 	s.Write([]byte("\x1b]5522;type=read"), epoch)
