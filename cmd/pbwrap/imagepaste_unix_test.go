@@ -168,3 +168,34 @@ func TestImagePasteAutoPTY(t *testing.T) {
 		term.WantExit("exit 143")
 	}
 }
+
+// Ctrl-Z gives the terminal back with kitty's paste events off, so that
+// the shell's pastes are plain again; fg turns them on before the child
+// runs again.
+func TestImagePasteCtrlZ(t *testing.T) {
+	root := filepath.Join(realDir(t), "root")
+	term := startPbwrap(t, ptytest.Job{
+		Steps: []string{"watch", "ready", "block"},
+		Env:   []string{"PBWRAP_ROOT=" + root, "PBWRAP_IMAGE_PASTE=on", "TMUX=", "STY=", "ZELLIJ=", "ZELLIJ_SESSION_NAME=", quickExit},
+	})
+	term.WaitReport("ready")
+	term.WaitOutput("\x1b[?5522h")
+	term.Type([]byte{0x1a}, 0) // Ctrl-Z
+	term.WaitLeader("stopped SIGTSTP")
+	term.WaitOutput(bracketedOff + "\x1b[?5522l")
+	stopped := len(term.Output())
+	term.SignalLeader(syscall.SIGUSR1)
+	term.WaitLeader("did SIGUSR1")
+	term.SignalLeader(syscall.SIGUSR2) // fg
+	waitOutput(func(out []byte) bool { return bytes.Contains(out[stopped:], []byte("\x1b[?5522h")) }, term)
+	if got := string(term.Output()[stopped:]); !strings.HasPrefix(got, bracketedOn+"\x1b[?5522h") {
+		t.Errorf("on fg pbwrap wrote %q, want bracketed paste and paste events on first", got)
+	}
+	term.Type([]byte{0x03}, 0) // Ctrl-C
+	term.WantExit("exit 130")
+	// And at exit: the output reader may lag behind pbwrap's end.
+	waitOutput(func(out []byte) bool { return bytes.Contains(out[stopped:], []byte("\x1b[?5522l")) }, term)
+	if n := bytes.Count(term.Output()[stopped:], []byte("\x1b[?5522l")); n != 1 {
+		t.Errorf("after fg the mode was reset %d times, want once, at exit", n)
+	}
+}
