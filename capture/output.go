@@ -41,6 +41,10 @@ type OutputConfig struct {
 	// with every byte from 0x80 to 0x9F a C1 control (see
 	// bracketed.Tokenizer); otherwise it is read as UTF-8.
 	EightBit bool
+	// OwnClipMode keeps the child's sequences for kitty's paste events
+	// (mode 5522) from the terminal: pbwrap owns the mode while image
+	// paste may be on (see bracketed.OutputFilter.OwnClipMode).
+	OwnClipMode bool
 	// Logf, if not nil, hears of every clipboard request dropped; Debugf,
 	// if not nil, of every change of the child's bracketed paste mode and
 	// of what is written to reset and restore the child's modes.
@@ -58,6 +62,7 @@ func NewOutput(cfg OutputConfig) *Output {
 	}
 	o.f.AllowClipboardRead = cfg.AllowClipboardRead
 	o.f.EightBit = cfg.EightBit
+	o.f.OwnClipMode = cfg.OwnClipMode
 	return o
 }
 

@@ -134,13 +134,14 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	if repeat == 0 {
 		repeat = -1 // Off: capture's zero is its default.
 	}
+	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
 	out := capture.NewOutput(capture.OutputConfig{
 		AllowClipboardRead: cfg.allowClipboardRead,
+		OwnClipMode:        image != capture.ImageOff,
 		EightBit:           capture.LocaleEightBit(os.Getenv),
 		Logf:               logs.logf,
 		Debugf:             logs.debugf,
 	})
-	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
 	logs.debugf("image paste: %s: %s", image, why)
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
