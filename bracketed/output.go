@@ -83,6 +83,12 @@ type OutputFilter struct {
 	// may change after the first Write.
 	AllowClipboardRead bool
 	EightBit           bool
+	// OwnClipMode takes DEC private mode 5522 (kitty's clipboard paste
+	// events), which pbwrap then owns, out of the child's mode sequences,
+	// as 2004 always is: the child can neither turn the terminal's paste
+	// events on (its reads are dropped, so every paste would be lost) nor
+	// off. It may not change after the first Write.
+	OwnClipMode bool
 
 	z       Tokenizer
 	started bool
@@ -647,8 +653,12 @@ func (f *OutputFilter) decModes(s *Seq) verdict {
 	if s.NParams == 0 && (final == 's' || final == 'r') {
 		return dropReset // Which modes it saves or restores differs.
 	}
+	kept := keptDEC
+	if f.OwnClipMode {
+		kept = keptDECOwnClip
+	}
 	for _, n := range s.Params[:s.NParams] {
-		if !keptDEC(n, final) {
+		if !kept(n, final) {
 			if n == 2004 {
 				f.paste(final)
 			}
@@ -664,7 +674,7 @@ func (f *OutputFilter) decModes(s *Seq) verdict {
 			m.restore(n)
 		}
 	}
-	v := verdict{form: f.rewrite("\x1b[?", s, keptDEC)}
+	v := verdict{form: f.rewrite("\x1b[?", s, kept)}
 	if final == 'r' {
 		v.after = enablePaste
 	}
@@ -689,6 +699,9 @@ func keptDEC(n int, final byte) bool {
 	}
 	return true
 }
+
+// keptDECOwnClip is keptDEC with OwnClipMode: mode 5522 is pbwrap's too.
+func keptDECOwnClip(n int, final byte) bool { return n != 5522 && keptDEC(n, final) }
 
 // keptANSI reports whether the ANSI mode n stays in a sequence: kitty
 // keeps its DEC modes as their number times 32, which an ANSI mode of 32

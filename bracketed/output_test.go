@@ -564,3 +564,38 @@ func TestOutputFilterCursorBlink(t *testing.T) {
 		}
 	}
 }
+
+// With OwnClipMode the child's mode 5522 never reaches the terminal, in
+// any sequence and at any split, and no reset is owed for it; without,
+// it passes.
+func TestOutputFilterOwnClipMode(t *testing.T) {
+	for _, tt := range []struct {
+		in, own, not string
+	}{
+		{"a\x1b[?5522hb", "ab", "a\x1b[?5522hb"},
+		{"\x1b[?5522l", "", "\x1b[?5522l"},
+		{"\x1b[?1049;5522;2004h", "\x1b[?1049h", "\x1b[?1049;5522h"},
+		{"\x1b[?25;5522l", "\x1b[?25l", "\x1b[?25;5522l"},
+	} {
+		for _, own := range []bool{true, false} {
+			want := tt.not
+			if own {
+				want = tt.own
+			}
+			for n := 1; n <= len(tt.in); n++ {
+				f := &OutputFilter{OwnClipMode: own}
+				var out []byte
+				for rest := tt.in; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+					out = append(out, f.Write([]byte(rest[:min(n, len(rest))]))...)
+				}
+				out = append(out, f.Close()...)
+				if string(out) != want {
+					t.Errorf("%q, own %v, writes of %d: %q, want %q", tt.in, own, n, out, want)
+				}
+				if reset := string(f.AppendReset(nil)); own && strings.Contains(reset, "5522") {
+					t.Errorf("%q, own %v: reset %q", tt.in, own, reset)
+				}
+			}
+		}
+	}
+}

@@ -21,6 +21,14 @@ const Question = "\x1b[?2004$p\x1b[?12$p\x1b[c"
 // it does. Replies takes its answers as it takes Question's.
 const PasteQuestion = "\x1b[?2004$p\x1b[c"
 
+// ClipQuestion asks, by DECRQM, whether the terminal knows kitty's
+// clipboard paste events (DEC private mode 5522). Written before
+// Question or PasteQuestion, its answer comes before their DA1 answer,
+// and Replies takes it (see Clip): 1 (set) or 2 (reset) from a terminal
+// that has paste events, 0 or 4 from one that does not; none at all from
+// most, which do not know DECRQM for it (tmux 3.3a, GNU screen).
+const ClipQuestion = "\x1b[?5522$p"
+
 // maxReply bounds what Replies holds of one answer: ESC [ ? and the
 // parameters. The longest DA1 answers list a few dozen attributes
 // (xterm's is 33 bytes); a longer sequence is no answer to Question.
@@ -50,7 +58,7 @@ const (
 // Replies takes the terminal's answers to Question out of the input, once
 // it has been asked, and passes everything else on. An answer is ESC [ ?
 // then digits and semicolons, then $ y (DECRQM's, for mode 2004 or 12:
-// the answer is recorded in Mode or Blink) or c (DA1's: the terminal has answered, and
+// the answer is recorded in Mode, Blink or Clip) or c (DA1's: the terminal has answered, and
 // Replies takes nothing more: Done). Anything else is not an answer, and
 // passes on, whole and in order, as soon as it is told apart; a proper
 // prefix of an answer at the end of a Write is held until the next Write
@@ -70,6 +78,7 @@ type Replies struct {
 	da1         bool // the DA1 answer came
 	mode        byte // the DECRQM answer for 2004
 	blink       byte // ... for 12
+	clip        byte // ... for 5522
 
 	state  replyState
 	held   []byte // the possible answer so far, from its ESC
@@ -100,6 +109,11 @@ func (r *Replies) Mode() byte { return r.mode }
 // Blink is the terminal's DECRQM answer for mode 12 (a blinking cursor),
 // one of the Mode constants: ModeUnanswered until it comes.
 func (r *Replies) Blink() byte { return r.blink }
+
+// Clip is the terminal's DECRQM answer for mode 5522 (kitty's clipboard
+// paste events, see ClipQuestion), one of the Mode constants:
+// ModeUnanswered until it comes.
+func (r *Replies) Clip() byte { return r.clip }
 
 // Marks reports whether the DECRQM answer says that the terminal marks
 // pastes; known is false while there is none (a terminal that answers
@@ -261,6 +275,10 @@ func (r *Replies) step(c byte) stepResult {
 			}
 			if m, ok := decrqm(r.held, "12"); ok && r.blink == ModeUnanswered {
 				r.blink = m
+				return stepTaken
+			}
+			if m, ok := decrqm(r.held, "5522"); ok && r.clip == ModeUnanswered {
+				r.clip = m
 				return stepTaken
 			}
 		}

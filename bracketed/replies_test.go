@@ -137,3 +137,32 @@ func FuzzRepliesConservation(f *testing.F) {
 		}
 	})
 }
+
+// The answer for mode 5522 (ClipQuestion) is taken, as kitty and tmux
+// give it, at every split; a second one is the program's.
+func TestRepliesClip(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, pass string
+		clip           byte
+	}{
+		{"kitty 0.48.2", "\x1b[?5522;2$y\x1b[?2004;1$y\x1b[?12;2$y\x1b[?62;52;c", "", ModeReset},
+		{"kitty with the mode on", "\x1b[?5522;1$y\x1b[?62;52;c", "", ModeSet},
+		{"tmux 3.7b", "\x1b[?5522;0$y\x1b[?1;2c", "", ModeNotRecognized},
+		{"tmux 3.3a, screen: DA1 alone", "\x1b[?1;2c", "", ModeUnanswered},
+		{"a second answer is the program's", "\x1b[?5522;2$y\x1b[?5522;1$y", "\x1b[?5522;1$y", ModeReset},
+		{"a key typed before", "a\x1b[?5522;2$y\x1b[?1c", "a", ModeReset},
+	} {
+		for n := 1; n <= len(tt.in); n++ {
+			var r Replies
+			r.Ask()
+			var out []byte
+			for rest := tt.in; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+				out, _ = r.Write(out, []byte(rest[:min(n, len(rest))]), epoch)
+			}
+			out, _ = r.Flush(out, epoch.Add(EscHold))
+			if string(out) != tt.pass || r.Clip() != tt.clip {
+				t.Errorf("%s, reads of %d: passed %q, clip %q; want %q, %q", tt.name, n, out, r.Clip(), tt.pass, tt.clip)
+			}
+		}
+	}
+}

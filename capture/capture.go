@@ -130,6 +130,15 @@ type Config struct {
 	// (see Output.SetCursorBlink).
 	CursorBlink func(answer byte)
 
+	// Image says whether Input takes kitty's paste events, to save an
+	// image the user pastes (see ImageMode); the zero value is ImageOff.
+	Image ImageMode
+
+	// Between, if set, is what Input's own sequences for the terminal
+	// pass through so that they are written between two of the child's
+	// sequences (Output.Between).
+	Between func(p []byte) []byte
+
 	// Logf logs fallbacks, errors and each paste saved (its size and
 	// path); Debugf adds the handling of every paste and the decisions on
 	// the way. Neither ever receives paste text. Either may be nil.
@@ -173,6 +182,8 @@ type Input struct {
 	recent map[string]time.Time // sha256 of each saved text → when it was saved
 	scrap  []byte               // reused for normalized text
 
+	clip *clip // nil with ImageOff: the terminal's input is not scanned for OSC 5522
+
 	gone    bool       // the child has ended
 	mu      sync.Mutex // guards orphans
 	orphans []Orphan
@@ -203,6 +214,9 @@ func NewInput(cfg Config) *Input {
 	}
 	in := &Input{cfg: cfg, recent: make(map[string]time.Time)}
 	in.parser = bracketed.NewParser(in)
+	if cfg.Image != ImageOff {
+		in.clip = newClip(in)
+	}
 	if cfg.Silence > 0 {
 		in.parser.SetSilence(cfg.Silence)
 	}
@@ -238,12 +252,28 @@ func (in *Input) stopLooking() {
 // the input, never passed to the child. The caller writes it once the
 // terminal is in raw mode. Unlike the other methods, Ask may be called
 // concurrently with them (from wherever the terminal is taken over).
+//
+// With ImageAuto it asks too whether the terminal has paste events
+// (bracketed.ClipQuestion), before the DA1 that fences the answers.
 func (in *Input) Ask(now time.Time) []byte {
-	if in.cfg.Burst != BurstAuto || in.cfg.TerminalMarks || !in.asked.CompareAndSwap(0, now.UnixNano()) {
+	burst := in.cfg.Burst == BurstAuto && !in.cfg.TerminalMarks
+	image := in.cfg.Image == ImageAuto
+	if !burst && !image || !in.asked.CompareAndSwap(0, now.UnixNano()) {
 		return nil
 	}
-	return []byte(bracketed.Question)
+	q := ""
+	if image {
+		q = bracketed.ClipQuestion
+	}
+	if burst {
+		return []byte(q + bracketed.Question)
+	}
+	return []byte(q + da1Question)
 }
+
+// da1Question asks for primary device attributes (DA1), which every
+// terminal answers, after any DECRQM answer: the fence of Ask's questions.
+const da1Question = "\x1b[c"
 
 // arm starts taking the answers once Ask has asked: the input side's own
 // state changes only in its own calls.
@@ -300,6 +330,17 @@ func (in *Input) waiting() bool {
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
+	if in.clip != nil {
+		in.clip.write(p, now) // What is no packet comes back to keys.
+	} else {
+		in.keys(p, now)
+	}
+	return in.deadline(), in.end()
+}
+
+// keys passes on input that is no OSC 5522 packet: the terminal's
+// answers to Ask are taken out, the rest goes to the paste parser.
+func (in *Input) keys(p []byte, now time.Time) {
 	if !in.replies.Done() && !in.askedAt.IsZero() {
 		in.pass, _ = in.replies.Write(in.pass[:0], p, now)
 		in.heard(now)
@@ -310,9 +351,11 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 				in.cfg.CursorBlink(b)
 			}
 		}
+		if in.clip != nil {
+			in.clip.heard(now)
+		}
 	}
 	in.parser.Write(p, now)
-	return in.deadline(), in.end()
 }
 
 // Flush lets time pass: a held lone ESC goes to the child, a paste whose
@@ -321,11 +364,17 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
+	if in.clip != nil {
+		in.clip.flush(now)
+	}
 	if !in.askedAt.IsZero() {
 		at := in.replies.HeldSince()
 		in.pass, _ = in.replies.Flush(in.pass[:0], now)
 		in.parser.Write(in.pass, at)
 		in.heard(now)
+		if in.clip != nil {
+			in.clip.heard(now)
+		}
 	}
 	in.parser.Flush(now)
 	if in.burst != nil {
@@ -338,6 +387,9 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 // burst ends.
 func (in *Input) Close(w io.Writer) error {
 	in.begin(w, time.Now())
+	if in.clip != nil {
+		in.clip.close()
+	}
 	in.parser.Close()
 	if in.burst != nil {
 		in.burst.End()
@@ -350,6 +402,9 @@ func (in *Input) Close(w io.Writer) error {
 // said, AnswerWait after the question; zero for none.
 func (in *Input) deadline() time.Time {
 	d := in.parser.Deadline()
+	if in.clip != nil {
+		d = earliest(d, in.clip.deadline())
+	}
 	if in.burst != nil {
 		d = earliest(d, in.burst.Deadline())
 	}
@@ -390,7 +445,8 @@ func (in *Input) CommandEnded() {
 // to Ask may still come.
 func (in *Input) Pending() bool {
 	in.arm()
-	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting()
+	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting() ||
+		in.clip != nil && in.clip.busy()
 }
 
 // Orphans returns the pastes that were still arriving when the child

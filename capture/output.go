@@ -28,6 +28,7 @@ type Output struct {
 	dropped int
 	logf    func(string, ...any)
 	debugf  func(string, ...any)
+	told    []byte // what Between holds for the next boundary
 }
 
 // OutputConfig configures an Output.
@@ -39,6 +40,10 @@ type OutputConfig struct {
 	// with every byte from 0x80 to 0x9F a C1 control (see
 	// bracketed.Tokenizer); otherwise it is read as UTF-8.
 	EightBit bool
+	// OwnClipMode keeps the child's sequences for kitty's paste events
+	// (mode 5522) from the terminal: pbwrap owns the mode while image
+	// paste may be on (see bracketed.OutputFilter.OwnClipMode).
+	OwnClipMode bool
 	// Logf, if not nil, hears of every clipboard request dropped; Debugf,
 	// if not nil, of every change of the child's bracketed paste mode and
 	// of what is written to reset and restore the child's modes.
@@ -56,6 +61,7 @@ func NewOutput(cfg OutputConfig) *Output {
 	}
 	o.f.AllowClipboardRead = cfg.AllowClipboardRead
 	o.f.EightBit = cfg.EightBit
+	o.f.OwnClipMode = cfg.OwnClipMode
 	return o
 }
 
@@ -63,11 +69,32 @@ func NewOutput(cfg OutputConfig) *Output {
 // concurrent use: Input asks it from the input goroutine.
 func (o *Output) Mode() bool { return o.f.Enabled() }
 
-// Filter passes the child's output p on to the terminal w.
+// Filter passes the child's output p on to the terminal w, and then,
+// once the output stands between two sequences, what Between held.
 func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
 	err := write(w, o.f.Write(p))
 	o.noteChanges()
+	if len(o.told) > 0 && o.f.Idle() {
+		if e := write(w, o.told); err == nil {
+			err = e
+		}
+		o.told = o.told[:0]
+	}
 	return time.Time{}, err
+}
+
+// Between returns p, pbwrap's own sequence for the terminal, if the
+// output stands between two sequences, so that it can be written now;
+// otherwise it keeps p, and Filter writes it once the child's sequence
+// under way is through, and returns nil. It must not be called
+// concurrently with Filter (the proxy calls it with the output held: see
+// ptyproxy.Teller).
+func (o *Output) Between(p []byte) []byte {
+	if o.f.Idle() && len(o.told) == 0 {
+		return p
+	}
+	o.told = append(o.told, p...)
+	return nil
 }
 
 // Flush does nothing: Filter never asks for a deadline (see Output).

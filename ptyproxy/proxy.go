@@ -83,6 +83,19 @@ type Unfinished interface {
 	Pending() bool
 }
 
+// A Teller is an input Filter that at times has something to write to
+// the terminal itself, in answer to what the terminal sent (a request the
+// user's own gesture calls for). Before the first call to the filter, the
+// proxy gives it tell: tell(f) writes what f returns to the terminal
+// with the output stream held, as TerminalSetup's are, so that f can make
+// sure the output stands between two sequences (nil writes nothing). tell
+// may be called from Filter and Flush, and from nowhere else; it waits
+// for an output write under way.
+type Teller interface {
+	Filter
+	SetTell(tell func(f func() []byte))
+}
+
 // Config describes one wrapped run.
 type Config struct {
 	// Path is the resolved executable (see LookPath) and Args its argv,

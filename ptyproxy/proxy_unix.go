@@ -135,6 +135,9 @@ func open(cfg Config) (*session, *os.File, error) {
 	}
 	s.out = newPump("output", cfg.Output, stdout, s.cfg.Logf)
 	s.in = newPump("input", cfg.Input, s.master, s.cfg.Logf)
+	if t, ok := cfg.Input.(Teller); ok {
+		t.SetTell(s.out.writeFrom)
+	}
 	s.in.src = &source{queued: inputQueued}
 	s.inSrc = newEndpoint(stdin, &s.in.src.taken)
 	s.outSrc = newEndpoint(s.master, &s.outFlight)

@@ -135,14 +135,15 @@ func IsSessionID(name string) bool {
 }
 
 // isOwnName reports whether name is one that pbwrap gives a file in a
-// session directory: the lock, the manifest, the debug log, a paste, or a
+// session directory: the lock, the manifest, the debug log, a paste, an
+// image (see CommitImage), or a
 // temp file (a paste or a manifest being written).
 func isOwnName(name string) bool {
 	switch name {
 	case lockName, manifestName, debugLogName:
 		return true
 	}
-	if strings.HasPrefix(name, tempPrefix) {
+	if strings.HasPrefix(name, tempPrefix) || isImageName(name) {
 		return true
 	}
 	digits, ok := strings.CutPrefix(name, "paste-")

@@ -45,6 +45,7 @@ const (
 	OutcomeSaved    = "saved"    // written to a paste file, reference typed
 	OutcomeInline   = "inline"   // small enough to pass through as pasted
 	OutcomeFallback = "fallback" // meant to be saved, delivered inline instead (Reason says why)
+	OutcomeImage    = "image"    // an image from the terminal's clipboard, saved, its path typed (see CommitImage)
 )
 
 // A PasteRecord is the manifest's entry for one paste: metadata only,
@@ -221,13 +222,18 @@ func checkRecord(dir string, r PasteRecord) error {
 	switch r.Outcome {
 	case OutcomeSaved:
 		return checkSaved(dir, r)
+	case OutcomeImage:
+		if r.N < 1 || r.Lines != 0 || filepath.Dir(r.Path) != dir || !isImageName(filepath.Base(r.Path)) || r.Path != filepath.Join(dir, filepath.Base(r.Path)) {
+			return fmt.Errorf("image %d at %q is not this session's image-<n>.<ext>", r.N, r.Path)
+		}
+		return nil
 	case OutcomeInline, OutcomeFallback:
 		if r.N != 0 || r.Path != "" {
 			return fmt.Errorf("outcome %s with n %d and path %q: only a saved paste has them", r.Outcome, r.N, r.Path)
 		}
 		return nil
 	}
-	return fmt.Errorf("outcome %q, want %s, %s or %s", r.Outcome, OutcomeSaved, OutcomeInline, OutcomeFallback)
+	return fmt.Errorf("outcome %q, want %s, %s, %s or %s", r.Outcome, OutcomeSaved, OutcomeInline, OutcomeFallback, OutcomeImage)
 }
 
 // checkSaved is checkRecord for a saved paste.

@@ -45,8 +45,11 @@ type Session struct {
 	mu       sync.Mutex
 	lock     *os.File // holds the flock on Dir/.lock; nil once closed
 	manifest Manifest
-	next     int              // the lowest paste number not yet tried
-	saved    map[string]saved // committed pastes by sha256 hex
+	next     int // the lowest paste number not yet tried
+	// nextImage is the lowest image number not yet tried (see
+	// CommitImage); 0 before the first.
+	nextImage int
+	saved     map[string]saved // committed pastes by sha256 hex
 }
 
 // saved is a paste file committed in this session.
@@ -396,10 +399,16 @@ func (s *Session) CommitPaste(t *Temp, sha256hex string) (n int, path string, re
 // error no paste name of the file is left and the temp file is still
 // there.
 func (s *Session) link(t *Temp) (saved, error) {
+	return s.linkWith(t, func() (int, string, error) { return s.linkNext(t) })
+}
+
+// linkWith is link with next giving the name: it links the closed temp
+// file to the next free name and returns that name's number and path.
+func (s *Session) linkWith(t *Temp, next func() (int, string, error)) (saved, error) {
 	if err := t.closeLocked(); err != nil {
 		return saved{}, fmt.Errorf("store: commit paste: %w", err)
 	}
-	n, path, err := s.linkNext(t)
+	n, path, err := next()
 	if err != nil {
 		return saved{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/agent"
+	"github.com/pbwrap/pbwrap/capture"
 	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/internal/pastecheck"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
@@ -20,7 +21,9 @@ var doctorCommand = &command{
 	summary: "check that pbwrap can do its job here, and say how to fix what stops it",
 	help: `Checks the root and each of its safety rules, the free space under it, the
 terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
-with DECRQM), the config file and each setting (whether its value is good,
+with DECRQM), whether an image pasted at the terminal would reach the
+agent (--image-paste: over SSH, no multiplexer, kitty's paste events,
+asked with DECRQM), the config file and each setting (whether its value is good,
 and where it came from), and the known agents on PATH: whether each can read
 the saved pastes, what pbwrap adds to its arguments, and whether pbwrap's
 hook is installed in its settings and runs this pbwrap (pbwrap setup
@@ -68,7 +71,7 @@ func runDoctor(c *command, std *streams, cfg *config, args []string) error {
 		return d.finish()
 	}
 	root := d.checkRoot(cfg)
-	d.checkTerminal()
+	d.checkTerminal(cfg)
 	d.showConfig(cfg)
 	d.checkAgents(cfg, root)
 	return d.finish()
@@ -162,7 +165,7 @@ func sessionsSize(root string) (n int, size int64, err error) {
 	return len(sessions), size, err
 }
 
-func (d *doctor) checkTerminal() {
+func (d *doctor) checkTerminal(cfg *config) {
 	fmt.Fprintln(d.out, "\nterminal:")
 	termName := os.Getenv("TERM")
 	if termName == "" {
@@ -177,7 +180,8 @@ func (d *doctor) checkTerminal() {
 		mux = "screen (STY is set): GNU screen supports bracketed paste from version 5"
 	}
 	fmt.Fprintf(d.out, "  inside a multiplexer: %s\n", mux)
-	state, err := ptyio.QueryBracketedPaste(decrqmTimeout)
+	state, clip, err := ptyio.QueryTerminal(decrqmTimeout)
+	defer func() { d.checkImagePaste(cfg, clip, err) }()
 	switch {
 	case err != nil:
 		fmt.Fprintf(d.out, "  bracketed paste: not asked (%v)\n", printableError(err))
@@ -191,6 +195,40 @@ func (d *doctor) checkTerminal() {
 	default:
 		fmt.Fprintf(d.out, "  bracketed paste: supported (DECRQM answered %s)\n", state)
 	}
+}
+
+// checkImagePaste says whether image paste would work here, and if not
+// why: the setting, a multiplexer in between, not over SSH, or the
+// terminal's DECRQM answer for mode 5522 (clip, "" for none; err when the
+// terminal could not be asked). It is no problem when it would not: the
+// terminal's own paste still works.
+func (d *doctor) checkImagePaste(cfg *config, clip string, err error) {
+	mode, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
+	fmt.Fprintf(d.out, "  image paste: %s\n", imagePasteVerdict(mode, why, clip, err))
+}
+
+// imagePasteVerdict is checkImagePaste's line.
+func imagePasteVerdict(mode capture.ImageMode, why, clip string, err error) string {
+	const otherwise = "; to give the agent an image, copy the file over (scp) and paste its path"
+	switch {
+	case mode == capture.ImageOff:
+		return "off: " + why + otherwise
+	case err != nil:
+		return fmt.Sprintf("not known: the terminal could not be asked (%v)", printableError(err))
+	case clip == "1" || clip == "2":
+		return "works: " + why + ", and the terminal has kitty's paste events (DECRQM 5522 answered " + clip + ")"
+	case mode == capture.ImageOn:
+		return "on (--image-paste on), but the terminal " + clipAnswer(clip) + ": pastes go as the terminal sends them" + otherwise
+	}
+	return "would stay off: the terminal " + clipAnswer(clip) + " (kitty 0.45 or later has them)" + otherwise
+}
+
+// clipAnswer says what the DECRQM answer for mode 5522 means.
+func clipAnswer(clip string) string {
+	if clip == "" {
+		return "did not answer DECRQM for mode 5522, so it has no paste events"
+	}
+	return "has no paste events (DECRQM 5522 answered " + printable(clip) + ")"
 }
 
 func (d *doctor) showConfig(cfg *config) {

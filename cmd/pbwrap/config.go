@@ -68,6 +68,7 @@ type config struct {
 	maxStore     int64 // bytes; -1 for no cap, as store.Cleaner.MaxBytes takes it
 	pasteTimeout time.Duration
 	burst        capture.BurstMode
+	imagePaste   capture.ImageMode
 	repeatWindow time.Duration // 0: a paste repeated is saved like any other
 
 	allowClipboardRead bool
@@ -102,6 +103,17 @@ func newSettings() []*setting {
 					return usagef("%s: %v", s.name(), err)
 				}
 				c.burst = m
+				return nil
+			}},
+		{flag: "image-paste", env: "PBWRAP_IMAGE_PASTE", arg: "MODE", value: capture.ImageAuto.String(),
+			values: []string{capture.ImageAuto.String(), capture.ImageOn.String(), capture.ImageOff.String()},
+			help:   "save an image pasted at the user's kitty (0.45 or later) as a file in the session and type its path, through kitty's paste events: auto (only over SSH, with no tmux, screen, zellij or mosh in between, and if the terminal says it has them), on or off",
+			apply: func(s *setting, c *config) error {
+				m, err := capture.ParseImageMode(s.value)
+				if err != nil {
+					return usagef("%s: %v", s.name(), err)
+				}
+				c.imagePaste = m
 				return nil
 			}},
 		{flag: "log", env: "PBWRAP_LOG", arg: "FILE", help: "log decisions, fallbacks and each saved paste (where, how big; never its text) here", apply: applyLog},

@@ -132,18 +132,22 @@ func passThrough(cfg *config) bool {
 // at the end (see sayOrphans). Each time pbwrap takes the terminal (at
 // start, on fg) it turns bracketed paste on and sets the child's modes
 // again; each time it gives it back (on every way out, at Ctrl-Z) it
-// undoes the modes the child left on, then turns bracketed paste off.
+// undoes the modes the child left on, then turns bracketed paste off;
+// and kitty's paste events likewise, while image paste has them on.
 func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs *logs) (ptyproxy.Config, *capture.Input) {
 	repeat := cfg.repeatWindow
 	if repeat == 0 {
 		repeat = -1 // Off: capture's zero is its default.
 	}
+	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
 	out := capture.NewOutput(capture.OutputConfig{
 		AllowClipboardRead: cfg.allowClipboardRead,
+		OwnClipMode:        image != capture.ImageOff,
 		EightBit:           capture.LocaleEightBit(os.Getenv),
 		Logf:               logs.logf,
 		Debugf:             logs.debugf,
 	})
+	logs.debugf("image paste: %s: %s", image, why)
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
@@ -154,6 +158,8 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		// does not answer the question.
 		TerminalMarks: os.Getenv("TMUX") != "",
 		RepeatWindow:  repeat,
+		Image:         image,
+		Between:       out.Between,
 		Open:          s.Open,
 		Mode:          out.Mode,
 		CursorBlink:   out.SetCursorBlink,
@@ -166,9 +172,9 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		Env:              s.childEnv(cfg.childEnv(os.Environ(), s.Root()), logs.logf),
 		Input:            in,
 		Output:           out,
-		TerminalSetup:    func() []byte { return out.AppendRestore([]byte(bracketedOn)) },
+		TerminalSetup:    func() []byte { return append(out.AppendRestore([]byte(bracketedOn)), in.ImageSetup()...) },
 		TerminalQuestion: func() []byte { return in.Ask(time.Now()) },
-		TerminalReset:    func() []byte { return append(out.AppendReset(nil), bracketedOff...) },
+		TerminalReset:    func() []byte { return append(append(out.AppendReset(nil), bracketedOff...), in.ImageReset()...) },
 		Logf:             logs.logf,
 	}, in
 }

@@ -46,6 +46,21 @@ func QueryBracketedPaste(timeout time.Duration) (state string, err error) {
 	return terminalQuery{timeout: timeout, grace: lateGrace}.ask(tty)
 }
 
+// QueryTerminal is QueryBracketedPaste asking too, before the DA1 that
+// fences the answers, whether the terminal has kitty's clipboard paste
+// events (bracketed.ClipQuestion, DECRQM for mode 5522): clip is that
+// answer, "1" or "2" from a terminal that has them, "0" or "4" from one
+// that does not, "" when it gives none (most terminals, tmux 3.3a,
+// screen).
+func QueryTerminal(timeout time.Duration) (paste, clip string, err error) {
+	tty, err := ControllingTTY()
+	if err != nil {
+		return "", "", err
+	}
+	defer tty.Close() // Best effort: the settings are restored already.
+	return terminalQuery{timeout: timeout, grace: lateGrace, clip: true}.askModes(tty)
+}
+
 // lateGrace is how long, after the deadline, the answers of a terminal
 // that has not answered DA1 are waited for to drain them: answers already
 // on their way (a slow ssh link) come within about a round trip. Only a
@@ -58,6 +73,7 @@ type terminalQuery struct {
 	timeout time.Duration // how long the answers are waited for
 	grace   time.Duration // after timeout, how long late answers are drained before the input is discarded
 	late    func()        // if set, called when timeout has passed without the DA1 answer (a test seam)
+	clip    bool          // ask for mode 5522 too (see QueryTerminal)
 }
 
 // OpenTTY opens the terminal at path, for reading and writing, without

@@ -18,6 +18,10 @@ func (q terminalQuery) ask(*os.File) (string, error) {
 	return "", fmt.Errorf("ask the terminal: %w", errors.ErrUnsupported)
 }
 
+func (q terminalQuery) askModes(*os.File) (string, string, error) {
+	return "", "", fmt.Errorf("ask the terminal: %w", errors.ErrUnsupported)
+}
+
 func control(*os.File, func(fd int) error) error { return errors.ErrUnsupported }
 
 func flushInput(int) error { return errors.ErrUnsupported }

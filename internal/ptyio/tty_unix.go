@@ -66,10 +66,17 @@ func controllingTTY() (*os.File, error) {
 // descriptor in blocking mode: ask puts it so for good (File.Fd), so a
 // tty in Go's poller loses its deadlines.
 func (q terminalQuery) ask(tty *os.File) (state string, err error) {
+	state, _, err = q.askModes(tty)
+	return state, err
+}
+
+// askModes is ask that returns too, when q.clip is set, the answer for
+// mode 5522 (see QueryTerminal).
+func (q terminalQuery) askModes(tty *os.File) (state, clip string, err error) {
 	_ = tty.Fd() // Blocking from now on: see readReplies.
 	saved, err := GetTermios(tty)
 	if err != nil {
-		return "", fmt.Errorf("read terminal settings: %w", err)
+		return "", "", fmt.Errorf("read terminal settings: %w", err)
 	}
 	defer func() {
 		if rerr := SetTermios(tty, saved); rerr != nil && err == nil {
@@ -77,23 +84,30 @@ func (q terminalQuery) ask(tty *os.File) (state string, err error) {
 		}
 	}()
 	if err := SetTermios(tty, QuestionMode(saved)); err != nil {
-		return "", fmt.Errorf("set terminal to raw mode: %w", err)
+		return "", "", fmt.Errorf("set terminal to raw mode: %w", err)
 	}
-	if _, err := tty.WriteString(bracketed.PasteQuestion); err != nil {
-		return "", fmt.Errorf("write terminal query: %w", err)
+	question := bracketed.PasteQuestion
+	if q.clip {
+		question = bracketed.ClipQuestion + question
+	}
+	if _, err := tty.WriteString(question); err != nil {
+		return "", "", fmt.Errorf("write terminal query: %w", err)
 	}
 	var r bracketed.Replies
 	r.Ask()
 	if err := readReplies(tty, &r, time.Now().Add(q.timeout)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if m := r.Mode(); m != bracketed.ModeUnanswered {
 		state = string(m)
 	}
+	if m := r.Clip(); m != bracketed.ModeUnanswered {
+		clip = string(m)
+	}
 	if !r.AnsweredDA1() {
 		err = q.discardLate(tty, &r)
 	}
-	return state, err
+	return state, clip, err
 }
 
 // readReplies reads tty, which must be in QuestionMode and blocking, a
