@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
 // Claude Code's read rules. Its settings deny its tools files with
@@ -39,11 +40,22 @@ func claudeManaged() (dir string) {
 	return "/etc/claude-code"
 }
 
-// claudeReadRules returns Claude Code's read rules for the hook: each
-// settings file is read once, when a path is first checked.
+// claudeReadRules returns Claude Code's read rules for the hook: the
+// settings files of a working directory are found, and each is read,
+// once, when a path is first checked.
 func claudeReadRules(env Env) func(cwd, path string) (string, bool) {
-	home, _ := env.Home()
+	var homes []string // as given and resolved: ~/ rules name either
+	if home, err := env.Home(); err == nil {
+		homes = append(homes, home)
+		if real, err := filepath.EvalSymlinks(home); err == nil && real != home {
+			homes = append(homes, real)
+		}
+	}
+	if homes == nil {
+		homes = []string{""}
+	}
 	cache := map[string]settingsRules{}
+	files := map[string][]string{}
 	load := func(file string) settingsRules {
 		r, ok := cache[file]
 		if !ok {
@@ -53,15 +65,22 @@ func claudeReadRules(env Env) func(cwd, path string) (string, bool) {
 		return r
 	}
 	return func(cwd, p string) (string, bool) {
-		for _, file := range claudeSettingsFiles(env, cwd) {
+		list, ok := files[cwd]
+		if !ok {
+			list = claudeSettingsFiles(env, cwd)
+			files[cwd] = list
+		}
+		for _, file := range list {
 			r := load(file)
 			if r.err != nil {
 				return fmt.Sprintf("%v: a hook honours its read rules, and cannot read them", r.err), true
 			}
 			bases := []string{filepath.Dir(file), filepath.Dir(filepath.Dir(file))}
 			for _, spec := range r.specs {
-				if denies(spec, p, cwd, home, bases) {
-					return fmt.Sprintf("%s in %s", ruleText(spec), file), true
+				for _, home := range homes {
+					if denies(spec, p, cwd, home, bases) {
+						return fmt.Sprintf("%s in %s", ruleText(spec), file), true
+					}
 				}
 			}
 		}
@@ -102,7 +121,9 @@ type settingsRules struct {
 // readSettingsRules reads the Read deny rules of a settings file. A
 // missing file has none; one that cannot be read or parsed is an error.
 func readSettingsRules(file string) settingsRules {
-	data, err := os.ReadFile(file)
+	// Bounded, and without waiting: the agent can write a project's
+	// settings file, and make it a named pipe or a huge file.
+	data, _, err := fsutil.ReadRegular(file, MaxSettingsBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) && strings.HasPrefix(file, claudeManaged()):
 		// An administrator's file this user cannot read: Claude Code,

@@ -296,7 +296,7 @@ func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Sco
 	}
 	s := newScope("", Scope{Roots: sc.Roots, Session: sc.Session, Home: sc.Home, Deny: sc.Deny})
 	defer s.Close()
-	s.cwd = cwd // For the agent's read rules.
+	s.cwds = []string{cwd} // For the agent's read rules: no scope directory.
 	f, err := s.open(path)
 	if err != nil {
 		return nil, nil

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -100,12 +101,13 @@ var beneath = fsutil.OpenBeneath
 // can lead the open elsewhere.
 type scope struct {
 	Scope
-	cwd          string
 	dirs         []*scopeDir
-	slashRefused bool     // a directory was "/": refused
-	homeRefused  bool     // the working directory was Home or above it: refused
-	homes        []string // Home as given and resolved
-	slash        *os.File // "/", from which the directories are opened
+	slashRefused bool        // a directory was "/": refused
+	homeRefused  bool        // the working directory was Home or above it: refused
+	cwds         []string    // the working directory as given and resolved, for Deny
+	home         string      // Home, clean
+	homeFI       os.FileInfo // Home's, nil when it cannot be found
+	slash        *os.File    // "/", from which the directories are opened
 	slashErr     error
 }
 
@@ -136,14 +138,17 @@ type scopeDir struct {
 // that cannot be opened makes every reference below it fail with the
 // reason. The caller must Close the scope.
 func newScope(cwd string, sc Scope) *scope {
-	s := &scope{Scope: sc, cwd: cwd}
+	s := &scope{Scope: sc}
 	s.slash, s.slashErr = os.Open("/")
 	if filepath.IsAbs(sc.Home) {
-		home := filepath.Clean(sc.Home)
-		s.homes = []string{home}
-		if real, err := filepath.EvalSymlinks(home); err == nil && real != home {
-			s.homes = append(s.homes, real)
+		s.home = filepath.Clean(sc.Home)
+		if fi, err := os.Stat(s.home); err == nil {
+			s.homeFI = fi
 		}
+	}
+	s.cwds = []string{cwd}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil && filepath.IsAbs(cwd) && real != filepath.Clean(cwd) {
+		s.cwds = append(s.cwds, real)
 	}
 	if s.holdsHome(cwd) {
 		s.homeRefused = true
@@ -159,24 +164,24 @@ func newScope(cwd string, sc Scope) *scope {
 	return s
 }
 
-// holdsHome reports whether dir, as given or resolved, is the home
-// directory or above it.
+// holdsHome reports whether dir is the home directory or above it, by
+// identity (see hidden).
 func (s *scope) holdsHome(dir string) bool {
-	if !filepath.IsAbs(dir) {
+	if s.homeFI == nil || !filepath.IsAbs(dir) {
 		return false
 	}
-	names := []string{filepath.Clean(dir)}
-	if real, err := filepath.EvalSymlinks(names[0]); err == nil {
-		names = append(names, real)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return false
 	}
-	for _, d := range names {
-		for _, h := range s.homes {
-			if _, ok := below(d, h); ok {
-				return true
-			}
+	for h := s.home; ; h = filepath.Dir(h) {
+		if hf, err := os.Stat(h); err == nil && os.SameFile(hf, fi) {
+			return true
+		}
+		if filepath.Dir(h) == h {
+			return false
 		}
 	}
-	return false
 }
 
 // add adds one directory; one that is not absolute is ignored.
@@ -235,6 +240,11 @@ func (s *scope) Close() {
 // following any symbolic link, and only a regular file with a single link
 // that the scope's rules let a hook read.
 func (s *scope) open(path string) (io.ReadCloser, error) {
+	// Cleaned first, so that a ".." cannot pass a deeper directory by
+	// and reach it through a shallower one with other rules (the root's
+	// sessions through the working directory above it). Below a scope
+	// directory no link is followed, so the name cleaned is the file.
+	path = filepath.Clean(path)
 	d, rel := s.find(path)
 	if d == nil {
 		switch {
@@ -274,15 +284,24 @@ func (s *scope) allowed(d *scopeDir, rel, path string) error {
 		}
 	}
 	real := filepath.Join(d.real, rel)
-	for _, h := range s.homes {
-		hidden, ok := hiddenDir(h, real)
-		if ok && !within(d.real, hidden) {
-			return ErrHidden
+	if s.hidden(d, real) {
+		return ErrHidden
+	}
+	if s.Deny == nil {
+		return nil
+	}
+	// The agent's rules name paths as its settings spell them: each
+	// spelling of the file is asked about, through each spelling of the
+	// working directory.
+	spellings := []string{path}
+	for _, n := range d.names {
+		if p := filepath.Join(n, rel); !slices.Contains(spellings, p) {
+			spellings = append(spellings, p)
 		}
 	}
-	if s.Deny != nil {
-		for _, p := range []string{filepath.Clean(path), real} {
-			if rule, denied := s.Deny(s.cwd, p); denied {
+	for _, cwd := range s.cwds {
+		for _, p := range spellings {
+			if rule, denied := s.Deny(cwd, p); denied {
 				return fmt.Errorf("%w (%s)", ErrDenied, rule)
 			}
 		}
@@ -290,24 +309,43 @@ func (s *scope) allowed(d *scopeDir, rel, path string) error {
 	return nil
 }
 
-// hiddenDir returns the hidden directory of home that path is in
-// (home/.ssh for home/.ssh/id_ed25519), if it is in one.
-func hiddenDir(home, path string) (string, bool) {
-	rest, ok := below(home, path)
-	if !ok || rest == "." {
-		return "", false
+// hidden reports whether the file at real, below d, is in a hidden
+// directory of the home directory that d is not inside. Directories are
+// compared by identity (os.SameFile), not by name, so that another
+// spelling (a symbolic link above, another case where the file system
+// ignores it) is no way around the rule.
+func (s *scope) hidden(d *scopeDir, real string) bool {
+	if s.homeFI == nil {
+		return false
 	}
-	first, _, _ := strings.Cut(rest, "/")
-	if !strings.HasPrefix(first, ".") || first == "." || first == ".." {
-		return "", false
+	for dir, child := filepath.Dir(real), real; child != dir; dir, child = filepath.Dir(dir), dir {
+		fi, err := os.Stat(dir)
+		if err != nil || !os.SameFile(fi, s.homeFI) {
+			continue
+		}
+		name := filepath.Base(child)
+		if !strings.HasPrefix(name, ".") || name == "." || name == ".." {
+			return false
+		}
+		hidden, err := os.Stat(child)
+		return err != nil || !inside(d.real, hidden)
 	}
-	return filepath.Join(home, first), true
+	return false
 }
 
-// within reports whether dir is top or below it, both clean.
-func within(dir, top string) bool {
-	_, ok := below(top, dir)
-	return ok
+// inside reports whether dir is the directory top, or below it, by
+// identity.
+func inside(dir string, top os.FileInfo) bool {
+	for {
+		if fi, err := os.Stat(dir); err == nil && os.SameFile(fi, top) {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // checkFile checks the opened file: regular, with one link.

@@ -57,6 +57,25 @@ func TestHookScopeRules(t *testing.T) {
 		allowSSH := allowHome
 		allowSSH.Allow = []string{home, filepath.Join(home, ".ssh")}
 
+		// The working directory through a symbolic link, the agent's rule
+		// written for that spelling, the reference for the real one.
+		linkCwd := filepath.Join(realDir(t), "work")
+		if err := os.Symlink(proj, linkCwd); err != nil {
+			t.Fatal(err)
+		}
+		spelt := base
+		spelt.Deny = func(cwd, path string) (string, bool) {
+			return "Read(./.env)", path == filepath.Join(linkCwd, ".env")
+		}
+		// The home directory named through a symbolic link.
+		linkHome := filepath.Join(realDir(t), "home")
+		if err := os.Symlink(home, linkHome); err != nil {
+			t.Fatal(err)
+		}
+		viaLink := allowHome
+		viaLink.Home = linkHome
+		inState := filepath.Join(home, ".local", "state")
+
 		tests := []struct {
 			name string
 			cwd  string
@@ -83,6 +102,10 @@ func TestHookScopeRules(t *testing.T) {
 			{"a directory in the root that is no session", proj, base, filepath.Join(root, "not-a-session", "x.txt"), "session directory"},
 			{"out of a session by ..", proj, base, filepath.Join(root, sid) + "/../planted.txt", "session directory"},
 			{"PBWRAP_ROOT=~/.ssh", proj, sshRoot, key, "session directory"},
+			{"into the root by .. from the cwd above it", inState, base, inState + "/x/../pbwrap/planted.txt", "session directory"},
+			{"a deny rule for the cwd's other spelling", linkCwd, spelt, filepath.Join(proj, ".env"), "deny reading it"},
+			{"home named through a link, cwd the real home", home, Scope{Home: linkHome}, filepath.Join(home, "notes.txt"), "your home directory or above it"},
+			{"home named through a link, its ~/.ssh", home, viaLink, key, "hidden directory"},
 		}
 		for _, tt := range tests {
 			out, err := claudeProto.AnswerScope(claudeWrite(tt.cwd, "{{file:"+tt.path+":1:1}}"), tt.sc)
