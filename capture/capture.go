@@ -330,7 +330,7 @@ func (in *Input) waiting() bool {
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
-	if in.clip != nil {
+	if in.clip != nil && in.clip.scanning() {
 		in.clip.write(p, now) // What is no packet comes back to keys.
 	} else {
 		in.keys(p, now)

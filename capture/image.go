@@ -59,6 +59,9 @@ type clip struct {
 	scanner *kittyclip.Scanner
 	paster  *imagepaste.Paster
 	decided bool // ImageAuto: the terminal's answer has been heard
+	// unused: ImageAuto decided against paste events, so no packet can
+	// come; once the scanner holds nothing, input goes straight to keys.
+	unused bool
 
 	held   []byte // input that came while a paste event was under way
 	tell   func(func() []byte)
@@ -118,6 +121,10 @@ func (in *Input) ImageOff() string {
 // on to the paste parser, held while a paste event is under way.
 func (c *clip) write(p []byte, now time.Time) { c.scanner.Write(p, now) }
 
+// scanning reports whether input must go through the scanner: unless
+// paste events are unused and the scanner holds nothing.
+func (c *clip) scanning() bool { return !c.unused || c.busy() }
+
 // flush lets time pass for the scanner and the policy.
 func (c *clip) flush(now time.Time) {
 	c.scanner.Flush(now)
@@ -160,7 +167,7 @@ func (c *clip) heard(now time.Time) {
 		in.cfg.Debugf("image paste: the terminal has paste events (DECRQM 5522 %c): on", a)
 		c.terminal(c.paster.Enable())
 	case a != bracketed.ModeUnanswered || in.replies.Done() || !now.Before(in.askedAt.Add(AnswerWait)):
-		c.decided = true
+		c.decided, c.unused = true, true
 		in.cfg.Debugf("image paste: the terminal has no paste events (DECRQM 5522 %s): off", answerName(a))
 	}
 }

@@ -96,13 +96,13 @@ func NewScanner(sink Sink) *Scanner { return &Scanner{sink: sink} }
 // more is read, or the zero time.
 func (s *Scanner) Write(p []byte, now time.Time) time.Time {
 	start := 0 // of the run of p that passes on
+	from := -1 // where in p the prefix under way began, if it began in p
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch s.state {
 		case scanGround:
 			if c == esc {
-				s.pass(p[start:i])
-				start = i + 1
+				from = i
 				s.state, s.held, s.at = scanPrefix, 1, now
 			}
 			continue
@@ -110,14 +110,26 @@ func (s *Scanner) Write(p []byte, now time.Time) time.Time {
 			if c == prefix[s.held] {
 				s.held++
 				if s.held == len(prefix) {
+					if from >= 0 {
+						s.pass(p[start:from])
+						from = -1
+					}
 					s.state, s.meta, s.data, s.over = scanMeta, s.meta[:0], s.data[:0], false
+					start = i + 1
+				} else if from < 0 {
+					start = i + 1
 				}
-				start = i + 1
 				continue
 			}
-			s.release()
+			if from >= 0 {
+				// Refuted where it began: its bytes pass with the run
+				// they are in (an arrow key stays one write).
+				s.state, s.held, from = scanGround, 0, -1
+			} else {
+				s.release()
+				start = i
+			}
 			i-- // c is looked at again, outside any packet.
-			start = i + 1
 			continue
 		}
 		s.at = now
@@ -133,8 +145,11 @@ func (s *Scanner) Write(p []byte, now time.Time) time.Time {
 		s.body(c)
 		start = i + 1
 	}
-	if s.state == scanGround {
+	switch {
+	case s.state == scanGround:
 		s.pass(p[start:])
+	case s.state == scanPrefix && from >= 0:
+		s.pass(p[start:from]) // The prefix is held from its ESC on.
 	}
 	return s.Deadline()
 }
@@ -183,10 +198,13 @@ func (s *Scanner) lose() {
 	s.sink.Lost()
 }
 
+// prefixBytes is prefix, for release to pass without converting it.
+var prefixBytes = []byte(prefix)
+
 // release passes on the held prefix: it was no packet.
 func (s *Scanner) release() {
 	s.state = scanGround
-	s.pass([]byte(prefix[:s.held]))
+	s.pass(prefixBytes[:s.held:s.held])
 	s.held = 0
 }
 

@@ -148,3 +148,37 @@ func TestScannerExpect(t *testing.T) {
 		t.Fatalf("not expecting: %q", e.String())
 	}
 }
+
+// countPass counts the Pass calls a Scanner makes.
+type countPass struct {
+	events
+	calls int
+}
+
+func (c *countPass) Pass(p []byte) { c.calls++; c.events.Pass(p) }
+
+// A key that starts with ESC (an arrow, Alt-x) and a run of text around it
+// read at once pass as one run, without allocating: a child that reads a
+// lone ESC takes it for the Esc key, and each run is a write to the PTY.
+func TestScannerKeysStayWhole(t *testing.T) {
+	for _, in := range []string{"\x1b[A", "ab\x1b[Acd", "\x1bx", "\x1b]52;c;?\a", "a\x1b\x1b[B"} {
+		c := &countPass{}
+		s := NewScanner(c)
+		s.Write([]byte(in), epoch)
+		if c.calls != 1 || c.String() != "pass "+in {
+			t.Errorf("%q: %d calls, %s; want it passed whole in one", in, c.calls, c.String())
+		}
+	}
+	s := NewScanner(discard{})
+	key := []byte("\x1b[A")
+	if n := testing.AllocsPerRun(100, func() { s.Write(key, epoch) }); n != 0 {
+		t.Errorf("an arrow key allocates %v times, want 0", n)
+	}
+}
+
+// discard is a Sink that keeps nothing.
+type discard struct{}
+
+func (discard) Pass([]byte)        {}
+func (discard) Packet(_, _ []byte) {}
+func (discard) Lost()              {}
