@@ -49,8 +49,13 @@ import (
 // command that does not read its input; a terminal that stops reading,
 // by flow control or a stopped terminal emulator) waits in that write
 // only: it holds its own pump's mutex and nothing else, and the other
-// direction, with its own goroutine, buffer and pump, goes on. Neither
-// direction ever waits for the other. The session's goroutine takes a
+// direction, with its own goroutine, buffer and pump, goes on. The output
+// direction never waits for the input. The input waits for the output in
+// one case: an input filter that is a Teller writes to the terminal
+// through the output pump (a clipboard read the user's paste asked for),
+// and so waits, holding the input pump's mutex, for an output write in
+// progress, as any writer to the terminal must; the output pump never
+// takes the input's, so the wait cannot close a cycle. The session's goroutine takes a
 // pump's mutex to write the terminal set-up and reset (output) and at
 // the end (both). On the input side it waits at most endLockWait and
 // lingerSlack for a pump blocked in a write to a command that does not
@@ -58,8 +63,8 @@ import (
 // DrainTimeout (a grandchild may hold it open), and the set-up, the reset
 // and the drain's close wait for a write to the terminal in progress, as
 // any writer to that terminal must: the terminal, not pbwrap, holds it.
-// The lock order is the session's mu, then a pump's, and no pump call
-// takes the session's: a filter that panics unlocks its pump before
+// The lock order is the session's mu, then the input pump's, then the
+// output pump's, and no pump call takes the session's: a filter that panics unlocks its pump before
 // guard gives the terminal back.
 
 // ioBufSize is the read size on both directions: large enough that a

@@ -172,16 +172,19 @@ func (d *doctor) checkTerminal(cfg *config) {
 		termName = "(not set)"
 	}
 	fmt.Fprintf(d.out, "  TERM=%s\n", printable(termName))
-	mux := "no"
-	switch {
-	case os.Getenv("TMUX") != "":
-		mux = "tmux (TMUX is set): tmux passes pastes on bracketed when the program asks, as pbwrap does"
-	case os.Getenv("STY") != "":
-		mux = "screen (STY is set): GNU screen supports bracketed paste from version 5"
+	ancestors := processAncestors()
+	mux := multiplexer(os.Getenv, ancestors)
+	switch mux {
+	case "":
+		mux = "no"
+	case "tmux":
+		mux = "tmux: tmux passes pastes on bracketed when the program asks, as pbwrap does"
+	case "GNU screen":
+		mux = "GNU screen: it supports bracketed paste from version 5"
 	}
 	fmt.Fprintf(d.out, "  inside a multiplexer: %s\n", mux)
 	state, clip, err := ptyio.QueryTerminal(decrqmTimeout)
-	defer func() { d.checkImagePaste(cfg, clip, err) }()
+	defer func() { d.checkImagePaste(cfg, ancestors, clip, err) }()
 	switch {
 	case err != nil:
 		fmt.Fprintf(d.out, "  bracketed paste: not asked (%v)\n", printableError(err))
@@ -202,8 +205,8 @@ func (d *doctor) checkTerminal(cfg *config) {
 // terminal's DECRQM answer for mode 5522 (clip, "" for none; err when the
 // terminal could not be asked). It is no problem when it would not: the
 // terminal's own paste still works.
-func (d *doctor) checkImagePaste(cfg *config, clip string, err error) {
-	mode, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
+func (d *doctor) checkImagePaste(cfg *config, ancestors []string, clip string, err error) {
+	mode, why := imagePasteFor(cfg.imagePaste, os.Getenv, ancestors)
 	fmt.Fprintf(d.out, "  image paste: %s\n", imagePasteVerdict(mode, why, clip, err))
 }
 

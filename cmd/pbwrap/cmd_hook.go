@@ -172,10 +172,7 @@ func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
 	}
 	var roots []string
 	if root, err := store.ResolveRoot(cfg.root); err == nil {
-		roots = append(roots, root)
-		if old := earlierRoot(cfg, root); old != "" {
-			roots = append(roots, old)
-		}
+		roots = append(roots, readRoots(cfg, root)...)
 	}
 	if dir := os.Getenv("PBWRAP_SESSION_DIR"); filepath.IsAbs(dir) && store.IsSessionID(filepath.Base(dir)) {
 		roots = append(roots, filepath.Dir(filepath.Clean(dir)))
