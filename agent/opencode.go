@@ -54,14 +54,12 @@ plugin.`,
 		Env: map[string]string{
 			"OPENCODE_DISABLE_MODELS_FETCH": "1",
 			"OPENCODE_DISABLE_AUTOUPDATE":   "1",
-			"OPENCODE_CONFIG_CONTENT": mustJSON(map[string]any{
-				"provider": map[string]any{"fake": map[string]any{
-					"npm": "@ai-sdk/openai-compatible", "name": "fake",
-					"options": map[string]any{"baseURL": "{url}/v1", "apiKey": OpenAIKey},
-					"models":  map[string]any{"fake-model": map[string]any{"name": "fake-model"}},
-				}},
-				"model": "fake/fake-model", "autoupdate": false, "share": "disabled",
-			}),
+			// JSON written out, not marshalled: a package variable is made at
+			// the start of every pbwrap process.
+			"OPENCODE_CONFIG_CONTENT": `{"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake", ` +
+				`"options": {"baseURL": "{url}/v1", "apiKey": "` + OpenAIKey + `"}, ` +
+				`"models": {"fake-model": {"name": "fake-model"}}}}, ` +
+				`"model": "fake/fake-model", "autoupdate": false, "share": "disabled"}`,
 		},
 		Ready:   "ctrl+p",
 		Prompts: []string{"Permission required", "Allow once", "Access external directory"},

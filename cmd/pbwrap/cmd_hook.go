@@ -14,14 +14,14 @@ import (
 )
 
 var hookCommand = &command{
-	name:    "hook",
-	usage:   "hook " + strings.Join(hookedNames(), "|"),
-	summary: "expand {{file:...}} references in an agent's edits, as its hook (" + agent.Names(agent.Hooked(), "") + ")",
-	help:    hookHelp(),
-	run:     runHook,
-	globals: []string{"root", "hook-allow"},
-	lenient: true,
-	args:    hookedArgs,
+	name:     "hook",
+	usage:    "hook " + strings.Join(hookedNames(), "|"),
+	summary:  "expand {{file:...}} references in an agent's edits, as its hook (" + agent.Names(agent.Hooked(), "") + ")",
+	helpFunc: hookHelp,
+	run:      runHook,
+	globals:  []string{"root", "hook-allow"},
+	lenient:  true,
+	args:     hookedArgs,
 }
 
 // hookedArgs completes an agent pbwrap has a hook for, the one argument

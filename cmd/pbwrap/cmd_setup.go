@@ -16,7 +16,7 @@ var setupCommand = &command{
 	usage:     "setup [--yes | --print | --remove] [--force] " + strings.Join(hookedNames(), "|"),
 	lenient:   true,
 	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
-	help:      setupHelp(),
+	helpFunc:  setupHelp,
 	run:       runSetup,
 	flagDecls: []flagDecl{{name: "yes", short: "y"}, {name: "print"}, {name: "remove"}, {name: "force"}},
 	args:      hookedArgs,

@@ -18,7 +18,11 @@ type command struct {
 	usage   string // the usage line, after "pbwrap "
 	summary string // one line for pbwrap help
 	help    string // what --help prints after the usage line
-	run     func(c *command, std *streams, cfg *config, args []string) error
+	// helpFunc, when set, makes help when it is asked for: a text built
+	// from the agent registry, which would otherwise be built at the start
+	// of every pbwrap process, the session process included.
+	helpFunc func() string
+	run      func(c *command, std *streams, cfg *config, args []string) error
 
 	// globals are the settings (by flag) the command uses, which it
 	// accepts after its name too; allGlobals accepts every one.
@@ -189,10 +193,18 @@ func (v switchValue) Set(s string) error {
 // run prints instead of running it.
 var errHelpWanted = errors.New("help wanted")
 
+// helpText is what --help prints after the usage line.
+func (c *command) helpText() string {
+	if c.helpFunc != nil {
+		return c.helpFunc()
+	}
+	return c.help
+}
+
 func (c *command) printHelp(w io.Writer, cfg *config) {
 	fmt.Fprintf(w, "usage: pbwrap %s\n\n%s\n", c.usage, strings.TrimSpace(c.summary)+".")
-	if c.help != "" {
-		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
+	if help := c.helpText(); help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(help))
 	}
 	var b strings.Builder
 	for _, s := range cfg.settings {

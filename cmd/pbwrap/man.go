@@ -95,8 +95,8 @@ func manPage(readme string) (string, error) {
 	for _, c := range commands {
 		fmt.Fprintf(&b, ".SS %s\n", roffLine("pbwrap "+c.usage))
 		writeRoffText(&b, sentence(c.summary))
-		if c.help != "" {
-			writeRoffText(&b, c.help)
+		if help := c.helpText(); help != "" {
+			writeRoffText(&b, help)
 		}
 	}
 	for _, t := range helpTopics {
