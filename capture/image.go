@@ -63,7 +63,10 @@ type clip struct {
 	// come; once the scanner holds nothing, input goes straight to keys.
 	unused bool
 
-	held   []byte // input that came while a paste event was under way
+	held []byte // input that came while a paste event was under way
+	// passAt, while the scanner's Flush runs, is when the prefix it may
+	// pass on was read (see flush); the zero time otherwise.
+	passAt time.Time
 	tell   func(func() []byte)
 	img    *store.Temp
 	format imagepaste.Format
@@ -127,7 +130,11 @@ func (c *clip) scanning() bool { return !c.unused || c.busy() }
 
 // flush lets time pass for the scanner and the policy.
 func (c *clip) flush(now time.Time) {
+	// A prefix the scanner passes on now (a lone Esc) was read at
+	// HeldSince: the keys after it wait from then, not twice EscHold.
+	c.passAt = c.scanner.HeldSince()
 	c.scanner.Flush(now)
+	c.passAt = time.Time{}
 	c.paster.Flush(now)
 	c.release()
 }
@@ -207,7 +214,11 @@ func (s clipScan) Pass(p []byte) {
 		return
 	}
 	s.c.release()
-	s.c.in.keys(p, s.c.in.now)
+	at := s.c.in.now
+	if !s.c.passAt.IsZero() {
+		at = s.c.passAt
+	}
+	s.c.in.keys(p, at)
 }
 
 func (s clipScan) Packet(meta, payload []byte) {

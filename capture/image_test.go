@@ -247,3 +247,27 @@ func TestImageAuto(t *testing.T) {
 		t.Error("ImageOff asks or sets the mode")
 	}
 }
+
+// A lone Esc reaches the child EscHold after it was read, with paste
+// events on as with them off: the scanner's hold and the paste parser's
+// are one wait, not two in a row (a held ESC passed on by the scanner
+// counts from when it was read).
+func TestImageLoneEscWaitsOnce(t *testing.T) {
+	for _, mode := range []ImageMode{ImageOff, ImageOn} {
+		r, _ := imageRig(t, mode)
+		r.feed("\x1b", 0)
+		due, err := r.in.Flush(&r.child, r.now.Add(bracketed.EscHold/2))
+		if err != nil || r.child.Len() != 0 {
+			t.Fatalf("%v: half the hold on, the child got %q (%v); want nothing yet", mode, r.child.String(), err)
+		}
+		if want := r.now.Add(bracketed.EscHold); due.After(want) {
+			t.Errorf("%v: Flush owed at %v after the Esc, want at most EscHold (%v)", mode, due.Sub(r.now), bracketed.EscHold)
+		}
+		if _, err := r.in.Flush(&r.child, r.now.Add(bracketed.EscHold)); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.child.String(); got != "\x1b" {
+			t.Errorf("%v: EscHold after a lone Esc the child got %q, want the Esc", mode, got)
+		}
+	}
+}

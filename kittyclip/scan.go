@@ -271,6 +271,18 @@ func (s *Scanner) Deadline() time.Time {
 	return s.at.Add(PacketSilence)
 }
 
+// HeldSince returns when the held prefix was read, or the zero time when
+// none is held: the time of the bytes a Flush passes on when the prefix
+// has waited its hold, so that what reads them next (a key's ESC, held
+// again by the paste parser) counts its own hold from when they came, not
+// from the Flush.
+func (s *Scanner) HeldSince() time.Time {
+	if s.state != scanPrefix {
+		return time.Time{}
+	}
+	return s.at
+}
+
 // Idle reports whether the Scanner holds nothing: plain input passes on
 // at once.
 func (s *Scanner) Idle() bool { return s.state == scanGround }

@@ -182,3 +182,23 @@ type discard struct{}
 func (discard) Pass([]byte)        {}
 func (discard) Packet(_, _ []byte) {}
 func (discard) Lost()              {}
+
+// HeldSince is when the held prefix was read, through later Writes that
+// extend it, and zero once nothing is held.
+func TestScannerHeldSince(t *testing.T) {
+	var e events
+	s := NewScanner(&e)
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	if !s.HeldSince().IsZero() {
+		t.Fatal("a new Scanner holds something")
+	}
+	s.Write([]byte("a\x1b"), t0)
+	s.Write([]byte("]"), t0.Add(time.Millisecond))
+	if got := s.HeldSince(); !got.Equal(t0) {
+		t.Errorf("HeldSince = %v, want the ESC's read time %v", got, t0)
+	}
+	s.Write([]byte("x"), t0.Add(2*time.Millisecond))
+	if !s.HeldSince().IsZero() {
+		t.Errorf("HeldSince = %v once the prefix is refuted, want zero", s.HeldSince())
+	}
+}
