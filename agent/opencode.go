@@ -49,8 +49,9 @@ plugin.`,
 	},
 	E2E: E2E{
 		// A provider for the fake model in OPENCODE_CONFIG_CONTENT (pbwrap
-		// adds its permission to that value), models.dev not fetched, no
-		// update check.
+		// adds its permission to that value), a model that takes images
+		// (opencode drops a pasted image for one that does not), models.dev
+		// not fetched, no update check.
 		Env: map[string]string{
 			"OPENCODE_DISABLE_MODELS_FETCH": "1",
 			"OPENCODE_DISABLE_AUTOUPDATE":   "1",
@@ -58,7 +59,8 @@ plugin.`,
 			// the start of every pbwrap process.
 			"OPENCODE_CONFIG_CONTENT": `{"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake", ` +
 				`"options": {"baseURL": "{url}/v1", "apiKey": "` + OpenAIKey + `"}, ` +
-				`"models": {"fake-model": {"name": "fake-model"}}}}, ` +
+				`"models": {"fake-model": {"name": "fake-model", "attachment": true, ` +
+				`"modalities": {"input": ["text", "image"], "output": ["text"]}}}}}, ` +
 				`"model": "fake/fake-model", "autoupdate": false, "share": "disabled"}`,
 		},
 		Ready:   "ctrl+p",
