@@ -255,8 +255,14 @@ func startDying(t *testing.T) (*terminal, string) {
 	t.Helper()
 	root := filepath.Join(realDir(t), "root")
 	logFile := filepath.Join(t.TempDir(), "log")
+	t.Cleanup(func() {
+		if t.Failed() { // What pbwrap decided, for a failure seen once in a loaded run.
+			b, _ := os.ReadFile(logFile)
+			t.Logf("pbwrap's log (--debug):\n%s", b)
+		}
+	})
 	job := ptytest.Job{
-		Wrapper: []string{pbwrapBin, "--log", logFile, "--"},
+		Wrapper: []string{pbwrapBin, "--debug", "--log", logFile, "--"},
 		Steps:   []string{"raw", "pid", "watch", "record", "bp:on", "ready", "block"},
 		Env:     []string{"PBWRAP_ROOT=" + root, "PBWRAP_PASTE_TIMEOUT=" + testSilence.String()},
 		Shell:   true,
