@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pbwrap/pbwrap/internal/fakekitty"
 )
 
 var (
@@ -21,9 +23,9 @@ var (
 // terminal's packets are whole (nothing cuts them) and no time passes
 // (so no hold is let go as keys), no packet's password reaches the child.
 func FuzzImagePaste(f *testing.F) {
-	f.Add([]byte("a"+pasteEvent(testPW, "image/png", "")+"b"+readReply("pbwrap-1", "image/png", []byte("\x89PNG\r\n\x1a\n0123456789"))+"c"), uint8(5), uint8(0))
-	f.Add([]byte(pasteEvent(testPW, "text/plain", "primary")+readReply("pbwrap-1", "text/plain", []byte("hi\n"))+pasteEvent("QUJD", "image/gif", "")), uint8(1), uint8(3))
-	f.Add([]byte(pasteEvent(testPW, "image/png", "")+pasteEvent(testPW, "image/png", "")+"\x1b]5522;type=read:status=EPERM:id=pbwrap-1\x1b\\"), uint8(9), uint8(200))
+	f.Add([]byte("a"+fakekitty.Event(fakekitty.PW, "image/png", "")+"b"+fakekitty.Reply("pbwrap-1", "image/png", []byte("\x89PNG\r\n\x1a\n0123456789"))+"c"), uint8(5), uint8(0))
+	f.Add([]byte(fakekitty.Event(fakekitty.PW, "text/plain", "primary")+fakekitty.Reply("pbwrap-1", "text/plain", []byte("hi\n"))+fakekitty.Event("QUJD", "image/gif", "")), uint8(1), uint8(3))
+	f.Add([]byte(fakekitty.Event(fakekitty.PW, "image/png", "")+fakekitty.Event(fakekitty.PW, "image/png", "")+"\x1b]5522;type=read:status=EPERM:id=pbwrap-1\x1b\\"), uint8(9), uint8(200))
 	f.Fuzz(func(t *testing.T, in []byte, chunk, pause uint8) {
 		whole := pause == 0 && !bytes.Contains(wellFormed.ReplaceAll(in, nil), []byte(":pw="))
 		r, term := imageRig(t, ImageOn)

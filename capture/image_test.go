@@ -13,38 +13,11 @@ import (
 
 	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/imagepaste"
+	"github.com/pbwrap/pbwrap/internal/fakekitty"
 	"github.com/pbwrap/pbwrap/kittyclip"
 	"github.com/pbwrap/pbwrap/store"
 	"golang.org/x/image/bmp"
 )
-
-// The terminal side of image paste, as kitty 0.48.2 sends it (see
-// kittyclip's tests): a paste event with its one-time password, and the
-// replies to pbwrap's read, in packets of 4096 bytes of data.
-const testPW = "Sk5EVmg2Mk1XRGlVbnA1WHYzOG5SSA=="
-
-func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-
-func pasteEvent(pw, types, loc string) string {
-	if loc != "" {
-		loc = ":loc=" + loc
-	}
-	return "\x1b]5522;type=read:status=OK" + loc + ":pw=" + pw + "\x1b\\" +
-		"\x1b]5522;type=read:status=DATA:mime=Lg==:pw=" + pw + ";" + b64(types+"\n") + "\x1b\\" +
-		"\x1b]5522;type=read:status=DONE:pw=" + pw + "\x1b\\"
-}
-
-func readReply(id, mime string, data []byte) string {
-	var b strings.Builder
-	b.WriteString("\x1b]5522;type=read:status=OK:id=" + id + "\x1b\\")
-	for len(data) > 0 {
-		n := min(4096, len(data))
-		b.WriteString("\x1b]5522;type=read:status=DATA:id=" + id + ":mime=" + b64(mime) + ";" + base64.StdEncoding.EncodeToString(data[:n]) + "\x1b\\")
-		data = data[n:]
-	}
-	b.WriteString("\x1b]5522;type=read:status=DONE:id=" + id + "\x1b\\")
-	return b.String()
-}
 
 // testPNG is a real PNG of about 10 KB, more than two packets.
 func testPNG(t *testing.T) []byte {
@@ -84,12 +57,12 @@ func readRequest(id, pw, loc, mime string) string {
 func TestImagePasteFakeKitty(t *testing.T) {
 	data := testPNG(t)
 	for _, loc := range []string{"", "primary"} {
-		event := "a" + pasteEvent(testPW, "image/png", loc) + "b"
-		reply := readReply("pbwrap-1", "image/png", data) + "c"
+		event := "a" + fakekitty.Event(fakekitty.PW, "image/png", loc) + "b"
+		reply := fakekitty.Reply("pbwrap-1", "image/png", data) + "c"
 		for _, n := range splits(len(reply)) {
 			r, term := imageRig(t, ImageOn)
 			r.feed(event, n)
-			if want := readRequest("pbwrap-1", testPW, loc, "image/png"); term.String() != want {
+			if want := readRequest("pbwrap-1", fakekitty.PW, loc, "image/png"); term.String() != want {
 				t.Fatalf("loc %q, reads of %d: the terminal got %q, want %q", loc, n, term.String(), want)
 			}
 			if r.child.String() != "a" {
@@ -111,7 +84,7 @@ func TestImagePasteFakeKitty(t *testing.T) {
 			if len(m.Pastes) != 1 || m.Pastes[0].Outcome != store.OutcomeImage || m.Pastes[0].Path != path || m.Pastes[0].Bytes != int64(len(data)) {
 				t.Fatalf("manifest: %+v", m.Pastes)
 			}
-			if term.Len() != len(readRequest("pbwrap-1", testPW, loc, "image/png")) || strings.Contains(r.child.String(), "5522") {
+			if term.Len() != len(readRequest("pbwrap-1", fakekitty.PW, loc, "image/png")) || strings.Contains(r.child.String(), "5522") {
 				t.Fatalf("more went to the terminal, or a packet to the child: %q", term.String())
 			}
 		}
@@ -131,18 +104,18 @@ func splits(n int) []int {
 // newlines as CR and no end marker in it; a large one is saved.
 func TestTextPasteFakeKitty(t *testing.T) {
 	r, term := imageRig(t, ImageOn)
-	r.feed(pasteEvent(testPW, "text/plain image/png", ""), 0)
-	if want := readRequest("pbwrap-1", testPW, "", "text/plain"); term.String() != want {
+	r.feed(fakekitty.Event(fakekitty.PW, "text/plain image/png", ""), 0)
+	if want := readRequest("pbwrap-1", fakekitty.PW, "", "text/plain"); term.String() != want {
 		t.Fatalf("request %q, want %q", term.String(), want)
 	}
-	r.feed(readReply("pbwrap-1", "text/plain", []byte("one\ntwo\x1b[201~x")), 7)
+	r.feed(fakekitty.Reply("pbwrap-1", "text/plain", []byte("one\ntwo\x1b[201~x")), 7)
 	if want := start + "one\rtwox" + end; r.child.String() != want {
 		t.Fatalf("small text: child has %q, want %q", r.child.String(), want)
 	}
 	r.child.Reset()
 	big := strings.Repeat("line of text\n", 1000)
-	r.feed(pasteEvent("QUJD", "text/plain", ""), 0)
-	r.feed(readReply("pbwrap-2", "text/plain", []byte(big)), 333)
+	r.feed(fakekitty.Event("QUJD", "text/plain", ""), 0)
+	r.feed(fakekitty.Reply("pbwrap-2", "text/plain", []byte(big)), 333)
 	if got := r.child.String(); !strings.HasPrefix(got, start+"[paste saved: ") || !strings.HasSuffix(got, "paste-1.txt]"+end) {
 		t.Fatalf("large text: child has %q", got)
 	}
@@ -160,10 +133,10 @@ func TestImagePasteFailures(t *testing.T) {
 		name, in, note string
 		wait           bool
 	}{
-		{"EPERM", pasteEvent(testPW, "image/png", "") + "k\x1b]5522;type=read:status=EPERM:id=pbwrap-1\x1b\\", "the terminal answered EPERM to the clipboard read", false},
-		{"lost reply", pasteEvent(testPW, "image/png", "") + "k\x1b]5522;type=read:status=OK:id=pbwrap-1\x1b\\\x1b]5522;type=read:status=DATA:id=pbwrap-1:mime=aW1hZ2UvcG5n;iVBO", "a reply from the terminal was cut off", true},
-		{"no reply", pasteEvent(testPW, "image/png", "") + "k", "the terminal did not answer within 5s", true},
-		{"unsupported", pasteEvent(testPW, "application/pdf", "") + "k", "the clipboard holds none of text, PNG, JPEG, GIF, WebP, TIFF, BMP (it has application/pdf)", false},
+		{"EPERM", fakekitty.Event(fakekitty.PW, "image/png", "") + "k\x1b]5522;type=read:status=EPERM:id=pbwrap-1\x1b\\", "the terminal answered EPERM to the clipboard read", false},
+		{"lost reply", fakekitty.Event(fakekitty.PW, "image/png", "") + "k\x1b]5522;type=read:status=OK:id=pbwrap-1\x1b\\\x1b]5522;type=read:status=DATA:id=pbwrap-1:mime=aW1hZ2UvcG5n;iVBO", "a reply from the terminal was cut off", true},
+		{"no reply", fakekitty.Event(fakekitty.PW, "image/png", "") + "k", "the terminal did not answer within 5s", true},
+		{"unsupported", fakekitty.Event(fakekitty.PW, "application/pdf", "") + "k", "the clipboard holds none of text, PNG, JPEG, GIF, WebP, TIFF, BMP (it has application/pdf)", false},
 	} {
 		for _, n := range []int{1, 2, 5, len(tt.in)} {
 			r, term := imageRig(t, ImageOn)
@@ -198,11 +171,11 @@ func TestImagePasteConverts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, term := imageRig(t, ImageOn)
-	r.feed(pasteEvent(testPW, "image/bmp", ""), 0)
-	if !strings.HasSuffix(term.String(), b64("image/bmp")+"\x1b\\") {
+	r.feed(fakekitty.Event(fakekitty.PW, "image/bmp", ""), 0)
+	if !strings.HasSuffix(term.String(), base64.StdEncoding.EncodeToString([]byte("image/bmp"))+"\x1b\\") {
 		t.Fatalf("request %q", term.String())
 	}
-	r.feed(readReply("pbwrap-1", "image/bmp", b.Bytes()), 0)
+	r.feed(fakekitty.Reply("pbwrap-1", "image/bmp", b.Bytes()), 0)
 	path := filepath.Join(r.sess.Dir, "image-1.png")
 	if r.child.String() != start+path+end {
 		t.Fatalf("child %q", r.child.String())

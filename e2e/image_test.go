@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/pbwrap/pbwrap/internal/fakekitty"
 )
 
 // Image paste over SSH (README, "Images over SSH"): the user pastes with a
@@ -33,42 +34,6 @@ import (
 
 // imageAgents are the agents that take a pasted image path as an image.
 var imageAgents = []string{"claude", "codex", "gemini", "opencode"}
-
-// The fake kitty's one-time password for its paste event.
-const kittyPW = "Sk5EVmg2Mk1XRGlVbnA1WHYzOG5SSA=="
-
-func kittyPacket(meta, payload string) string {
-	if payload != "" {
-		meta += ";" + payload
-	}
-	return "\x1b]5522;" + meta + "\x1b\\"
-}
-
-// kittyEvent is a paste event: the clipboard holds types.
-func kittyEvent(types string) string {
-	b := base64.StdEncoding.EncodeToString([]byte(types + "\n"))
-	return kittyPacket("type=read:status=OK:pw="+kittyPW, "") +
-		kittyPacket("type=read:status=DATA:mime=Lg==:pw="+kittyPW, b) +
-		kittyPacket("type=read:status=DONE:pw="+kittyPW, "")
-}
-
-// kittyReply answers the read id with data of type mime, in packets of
-// 4096 bytes as kitty sends them.
-func kittyReply(id, mime string, data []byte) string {
-	m := base64.StdEncoding.EncodeToString([]byte(mime))
-	var b strings.Builder
-	b.WriteString(kittyPacket("type=read:status=OK:id="+id, ""))
-	for len(data) > 0 {
-		n := min(4096, len(data))
-		b.WriteString(kittyPacket("type=read:status=DATA:id="+id+":mime="+m, base64.StdEncoding.EncodeToString(data[:n])))
-		data = data[n:]
-	}
-	b.WriteString(kittyPacket("type=read:status=DONE:id="+id, ""))
-	return b.String()
-}
-
-// readRequestRE is pbwrap's read of the clipboard, as the terminal sees it.
-var readRequestRE = regexp.MustCompile("\x1b\\]5522;type=read:id=([A-Za-z0-9._+-]+):name=[A-Za-z0-9+/=]+:pw=([A-Za-z0-9+/=]+);([A-Za-z0-9+/=]+)\x1b\\\\")
 
 // testImage is a 48x32 PNG of noise: small enough that no agent scales
 // it, so that what reaches the model can be compared byte for byte.
@@ -301,7 +266,7 @@ func modelGot(t *testing.T, srv *server, data []byte, path string) (reached stri
 	if bytes.Contains(got.body, []byte(path)) {
 		reached += "; the path too"
 	}
-	if bytes.Contains(got.body, []byte("5522")) || bytes.Contains(got.body, []byte(kittyPW)) {
+	if bytes.Contains(got.body, []byte("5522")) || bytes.Contains(got.body, []byte(fakekitty.PW)) {
 		t.Errorf("a packet or the password reached the model")
 	}
 	return reached, true
@@ -340,16 +305,16 @@ func runImage(t *testing.T, srv *server, a agentCase, data []byte) (became, reac
 		t.Fatal("pbwrap did not turn paste events on at the terminal")
 	}
 	mark := len(k.output())
-	k.write(kittyEvent("image/png"))
+	k.write(fakekitty.Event(fakekitty.PW, "image/png", ""))
 	var m [][]byte
-	if !wait(30*time.Second, func() bool { m = readRequestRE.FindSubmatch(k.output()[mark:]); return m != nil }) {
+	if !wait(30*time.Second, func() bool { m = fakekitty.ReadRequest.FindSubmatch(k.output()[mark:]); return m != nil }) {
 		t.Fatal("pbwrap sent no read of the clipboard after the paste event")
 	}
-	if string(m[2]) != kittyPW {
+	if string(m[2]) != fakekitty.PW {
 		t.Fatalf("the read carries password %q, not the paste event's", m[2])
 	}
 	mark = len(k.output())
-	k.write(kittyReply(string(m[1]), "image/png", data))
+	k.write(fakekitty.Reply(string(m[1]), "image/png", data))
 	path := ""
 	if !wait(30*time.Second, func() bool {
 		matches, _ := filepath.Glob(filepath.Join(r.root, "*", "image-1.png"))

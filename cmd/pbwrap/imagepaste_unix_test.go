@@ -9,49 +9,13 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/pbwrap/pbwrap/internal/fakekitty"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
-
-// The fake kitty below plays, on the PTY's master side, what kitty 0.48.2
-// sent when measured (see kittyclip's tests): a paste event with its
-// one-time password; then, to pbwrap's read, OK, DATA packets of 4096
-// bytes and DONE, or an error.
-const fakeKittyPW = "Sk5EVmg2Mk1XRGlVbnA1WHYzOG5SSA=="
-
-func kittyPacket(meta, payload string) string {
-	if payload != "" {
-		meta += ";" + payload
-	}
-	return "\x1b]5522;" + meta + "\x1b\\"
-}
-
-func kittyEvent(types string) string {
-	b := base64.StdEncoding.EncodeToString([]byte(types + "\n"))
-	return kittyPacket("type=read:status=OK:pw="+fakeKittyPW, "") +
-		kittyPacket("type=read:status=DATA:mime=Lg==:pw="+fakeKittyPW, b) +
-		kittyPacket("type=read:status=DONE:pw="+fakeKittyPW, "")
-}
-
-func kittyReply(id, mime string, data []byte) string {
-	m := base64.StdEncoding.EncodeToString([]byte(mime))
-	var b strings.Builder
-	b.WriteString(kittyPacket("type=read:status=OK:id="+id, ""))
-	for len(data) > 0 {
-		n := min(4096, len(data))
-		b.WriteString(kittyPacket("type=read:status=DATA:id="+id+":mime="+m, base64.StdEncoding.EncodeToString(data[:n])))
-		data = data[n:]
-	}
-	b.WriteString(kittyPacket("type=read:status=DONE:id="+id, ""))
-	return b.String()
-}
-
-// readRequestRE is pbwrap's read, as the terminal sees it.
-var readRequestRE = regexp.MustCompile("\x1b\\]5522;type=read:id=([A-Za-z0-9._+-]+):name=[A-Za-z0-9+/=]+:pw=([A-Za-z0-9+/=]+);([A-Za-z0-9+/=]+)\x1b\\\\")
 
 // startImagePaste runs pbwrap with --image-paste on around a recording
 // child with bracketed paste on, and waits for the mode at the terminal.
@@ -90,16 +54,16 @@ func TestImagePastePTY(t *testing.T) {
 	}
 	term := startImagePaste(t)
 	term.Type([]byte("<"), 0)
-	term.Type([]byte(kittyEvent("image/png")+"="), 0) // kitty writes a packet at once.
-	term.WaitFor("the read request", func() bool { return readRequestRE.Match(term.Output()) })
-	m := readRequestRE.FindSubmatch(term.Output())
-	if string(m[2]) != fakeKittyPW || string(m[3]) != base64.StdEncoding.EncodeToString([]byte("image/png")) {
+	term.Type([]byte(fakekitty.Event(fakekitty.PW, "image/png", "")+"="), 0) // kitty writes a packet at once.
+	term.WaitFor("the read request", func() bool { return fakekitty.ReadRequest.Match(term.Output()) })
+	m := fakekitty.ReadRequest.FindSubmatch(term.Output())
+	if string(m[2]) != fakekitty.PW || string(m[3]) != base64.StdEncoding.EncodeToString([]byte("image/png")) {
 		t.Fatalf("read request %q", m[0])
 	}
 	if n := bytes.Count(term.Output(), []byte("\x1b]5522;")); n != 1 {
 		t.Errorf("%d requests at the terminal, want 1", n)
 	}
-	reply := kittyReply(string(m[1]), "image/png", data.Bytes())
+	reply := fakekitty.Reply(string(m[1]), "image/png", data.Bytes())
 	term.Type([]byte(reply[:1000]), 1)
 	term.Type([]byte(reply[1000:]+">"), 777)
 	got := term.waitInputHas(">")
@@ -111,7 +75,7 @@ func TestImagePastePTY(t *testing.T) {
 	if err != nil || !bytes.Equal(saved, data.Bytes()) {
 		t.Fatalf("%s: %d bytes, %v; want the %d pasted", path, len(saved), err, data.Len())
 	}
-	if strings.Contains(got, "5522") || strings.Contains(got, fakeKittyPW) {
+	if strings.Contains(got, "5522") || strings.Contains(got, fakekitty.PW) {
 		t.Errorf("a packet or the password reached the child: %q", got)
 	}
 	term.SignalWrapper(syscall.SIGTERM)
@@ -123,10 +87,10 @@ func TestImagePastePTY(t *testing.T) {
 // child gets one note, and the keys typed meanwhile after it.
 func TestImagePasteDeniedPTY(t *testing.T) {
 	term := startImagePaste(t)
-	term.Type([]byte(kittyEvent("image/png")+"@"), 0)
-	term.WaitFor("the read request", func() bool { return readRequestRE.Match(term.Output()) })
-	id := readRequestRE.FindSubmatch(term.Output())[1]
-	term.Type([]byte(kittyPacket("type=read:status=EPERM:id="+string(id), "")), 1)
+	term.Type([]byte(fakekitty.Event(fakekitty.PW, "image/png", "")+"@"), 0)
+	term.WaitFor("the read request", func() bool { return fakekitty.ReadRequest.Match(term.Output()) })
+	id := fakekitty.ReadRequest.FindSubmatch(term.Output())[1]
+	term.Type([]byte(fakekitty.Packet("type=read:status=EPERM:id="+string(id), "")), 1)
 	got := term.waitInputHas("@")
 	if want := "[pbwrap: image paste is off for this session: the terminal answered EPERM to the clipboard read; paste again for the terminal's own paste]@"; got != want {
 		t.Errorf("child got %q, want %q", got, want)
