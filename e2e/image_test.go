@@ -28,11 +28,12 @@ import (
 // reads it, saves it in the session, and types its path into the agent as
 // a bracketed paste; the agent attaches the file and the model gets the
 // image. The terminal here is the test, on the PTY's master side, playing
-// what kitty 0.48.2 sent when measured (../shared/kitty-clipboard.md): it
+// what kitty 0.48.2 sent when measured (internal/fakekitty): it
 // sends a paste event and answers pbwrap's read. No tmux: pbwrap turns
 // image paste off inside a multiplexer.
 
-// imageAgents are the agents that take a pasted image path as an image.
+// imageAgents are the agents known to take a pasted image's path as the
+// image.
 var imageAgents = []string{"claude", "codex", "gemini", "opencode"}
 
 // testImage is a 48x32 PNG of noise: small enough that no agent scales
@@ -166,9 +167,8 @@ func tail(s string, n int) string {
 var imageMarkRE = regexp.MustCompile(`\[Image[^\]\n]{0,40}\]`)
 
 // imageOutcome is one agent's line of the image table: what a bracketed
-// paste of an image's path does natively (the agent in tmux, as
-// ../shared/kitty-clipboard.md measured it), and what the image pasted
-// through pbwrap does.
+// paste of an image's path does natively (the agent in tmux), and what
+// the image pasted through pbwrap does.
 type imageOutcome struct {
 	agent, version              string
 	nativeBecame, nativeReached string

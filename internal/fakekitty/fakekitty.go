@@ -1,8 +1,8 @@
 // Package fakekitty writes what kitty sends a program for image paste
 // (OSC 5522 paste events and the replies to a clipboard read), as kitty
-// 0.48.2 sent it when measured (kittyclip's tests, ../shared's
-// kitty-clipboard.md), for tests that play the terminal: capture's, the
-// built pbwrap's on a PTY, and the end-to-end suite's with real agents.
+// 0.48.2 sent it when measured (the captures in kittyclip's tests), for
+// tests that play the terminal: capture's, the built pbwrap's on a PTY,
+// and the end-to-end suite's with real agents.
 package fakekitty
 
 import (
