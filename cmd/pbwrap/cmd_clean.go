@@ -25,7 +25,9 @@ removed; the root itself stays. The temp files that a pbwrap killed mid-paste
 left in a session that no longer runs are removed at once; the session itself
 stays until its TTL. The temp file that a pbwrap killed while it wrote the
 counters (see pbwrap stats) left in the root is removed too, once it is ten
-minutes old and no pbwrap is writing the counters.
+minutes old and no pbwrap is writing the counters. While the root is the
+default, the root of earlier builds ($TMPDIR/pbwrap-UID), which pbwrap list
+and show still read, is cleaned the same way after it.
 
   --all                  remove every session that is not running, whatever its age
   --yes                  with --all, remove without asking
@@ -70,9 +72,30 @@ func runClean(c *command, std *streams, cfg *config, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The earlier builds' root too, while list and show read it: what
+	// they list, clean removes. A problem there is said, not fatal: the
+	// user's own root was cleaned.
+	answers := bufio.NewReader(std.in) // One reader for every question.
+	for i, r := range readRoots(cfg, root) {
+		if i == 0 {
+			if err := cleanRoot(std, answers, cfg, r, ttl, all, dryRun, ask); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(std.out, "under the earlier root %s, which pbwrap list and show read too:\n", printable(r))
+		if err := cleanRoot(std, answers, cfg, r, ttl, all, dryRun, ask); err != nil {
+			fmt.Fprintf(std.err, "pbwrap: left the earlier root alone: %s\n", oneLine(err.Error()))
+		}
+	}
+	return nil
+}
+
+// cleanRoot runs clean's cleanup of one root and says what it did.
+func cleanRoot(std *streams, answers io.Reader, cfg *config, root string, ttl time.Duration, all, dryRun, ask bool) error {
 	cl := &store.Cleaner{Root: root, TTL: ttl, MaxBytes: cfg.maxStore, All: all, DryRun: dryRun}
 	if ask {
-		only, err := confirmClean(root, ttl, std.in, std.err)
+		only, err := confirmClean(root, ttl, answers, std.err)
 		if err != nil || only == nil {
 			return err
 		}

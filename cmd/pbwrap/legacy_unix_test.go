@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -97,5 +98,44 @@ func TestEarlierRootSaidOnce(t *testing.T) {
 	term.WantExit("exit 0")
 	if out := string(term.Output()); strings.Contains(out, "now saved under") {
 		t.Errorf("second start: the terminal shows %q, want the notice said only once", out)
+	}
+}
+
+// pbwrap clean cleans the earlier root too, as list and show read it:
+// what list shows, clean --all removes; a dry run there removes nothing.
+func TestCleanEarlierRoot(t *testing.T) {
+	if runtime.GOOS == "darwin" {
+		t.Skip("macOS kept its default root")
+	}
+	home, tmp := realDir(t), realDir(t)
+	earlier := filepath.Join(tmp, "pbwrap-"+strconv.Itoa(os.Geteuid()))
+	old := earlierSession(t, earlier, 2*time.Hour, "old\n")
+	env := append(os.Environ(), "PBWRAP_ROOT=", "HOME="+home, "XDG_STATE_HOME=", "TMPDIR="+tmp)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(pbwrapBin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("pbwrap %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := run("list"); !strings.Contains(out, filepath.Base(old.Dir)[len(filepath.Base(old.Dir))-8:]) {
+		t.Fatalf("pbwrap list does not show the earlier root's session:\n%s", out)
+	}
+	out := run("clean", "--all", "--dry-run")
+	if !strings.Contains(out, "under the earlier root "+earlier) || !strings.Contains(out, "would remove session "+filepath.Base(old.Dir)) {
+		t.Errorf("clean --all --dry-run says:\n%s\nwant the earlier root's session in it", out)
+	}
+	if _, err := os.Stat(old.Dir); err != nil {
+		t.Fatalf("a dry run removed the earlier root's session: %v", err)
+	}
+	out = run("clean", "--all", "--yes")
+	if _, err := os.Stat(old.Dir); !os.IsNotExist(err) {
+		t.Errorf("clean --all --yes left the earlier root's session (%v); it said:\n%s", err, out)
+	}
+	if _, err := os.Stat(earlier); err != nil {
+		t.Errorf("the earlier root itself was removed: %v", err)
 	}
 }
