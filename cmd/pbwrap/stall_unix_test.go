@@ -47,14 +47,27 @@ func startStalled(t *testing.T, storeFails bool, steps ...string) *terminal {
 	return startSilenced(t, root, append(append([]string{"raw", "pid"}, steps...), "bp:on")...)
 }
 
+// printLogOnFailure has the test print pbwrap's log when it fails: what
+// pbwrap decided, for a failure that comes once in many loaded runs.
+func printLogOnFailure(t *testing.T, logFile string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile)
+			t.Logf("pbwrap's log (%s):\n%s", logFile, b)
+		}
+	})
+}
+
 // startSilenced runs pbwrap with a paste timeout (--paste-timeout)
 // of testSilence, saving in root, with a recording child that runs steps,
 // then "ready" and "block".
 func startSilenced(t *testing.T, root string, steps ...string) *terminal {
 	t.Helper()
+	logFile := filepath.Join(t.TempDir(), "log")
+	printLogOnFailure(t, logFile)
 	job := ptytest.Job{
 		Steps:   append(steps, "ready", "block"),
-		Wrapper: []string{pbwrapBin, "--log", filepath.Join(t.TempDir(), "log"), "--debug", "--"},
+		Wrapper: []string{pbwrapBin, "--log", logFile, "--debug", "--"},
 		Env:     []string{"PBWRAP_ROOT=" + root, "PBWRAP_PASTE_TIMEOUT=" + testSilence.String()},
 	}
 	term := &terminal{Terminal: ptytest.Start(t, job), t: t, rootDir: root}
@@ -255,12 +268,7 @@ func startDying(t *testing.T) (*terminal, string) {
 	t.Helper()
 	root := filepath.Join(realDir(t), "root")
 	logFile := filepath.Join(t.TempDir(), "log")
-	t.Cleanup(func() {
-		if t.Failed() { // What pbwrap decided, for a failure seen once in a loaded run.
-			b, _ := os.ReadFile(logFile)
-			t.Logf("pbwrap's log (--debug):\n%s", b)
-		}
-	})
+	printLogOnFailure(t, logFile)
 	job := ptytest.Job{
 		Wrapper: []string{pbwrapBin, "--debug", "--log", logFile, "--"},
 		Steps:   []string{"raw", "pid", "watch", "record", "bp:on", "ready", "block"},
@@ -290,6 +298,16 @@ func (term *terminal) wantShellGetsNothing() {
 // and that no temp file is left in the session.
 func (term *terminal) wantSavedAfterExit(text string) {
 	term.t.Helper()
+	if got, want := term.savedAfterExit(), strings.ReplaceAll(text, "\r", "\n"); string(got) != want {
+		term.t.Errorf("the paste file holds %s", ptytest.Diff(got, []byte(want)))
+	}
+}
+
+// savedAfterExit checks that pbwrap said on the terminal, after it
+// restored it, that the paste was saved, and that no temp file is left in
+// the session, and returns what the file holds.
+func (term *terminal) savedAfterExit() []byte {
+	term.t.Helper()
 	if temps, _ := filepath.Glob(filepath.Join(term.sessionDir(), ".tmp-*")); len(temps) > 0 {
 		term.t.Errorf("temp files left: %q", temps)
 	}
@@ -310,9 +328,7 @@ func (term *terminal) wantSavedAfterExit(text string) {
 	if err != nil {
 		term.t.Fatal(err)
 	}
-	if want := strings.ReplaceAll(text, "\r", "\n"); string(got) != want {
-		term.t.Errorf("the paste file holds %s", ptytest.Diff(got, []byte(want)))
-	}
+	return got
 }
 
 // A paste still arriving when the child ends goes nowhere dangerous:
@@ -378,7 +394,11 @@ var _ ptyproxy.Unfinished = (*capture.Input)(nil)
 
 // A signal to pbwrap while it reads the rest of a paste for a child that
 // has ended stops the reading: what came is saved, nothing is left
-// behind, and nothing reaches the shell.
+// behind, and nothing reaches the shell. What came is the paste's start,
+// not always all of it: the signal follows pbwrap's word that it reads
+// on, and on a loaded machine pbwrap may not have read the whole paste by
+// then (seen once: 4.6 KB of 38.9 KB still in the terminal; the rest is
+// discarded, as it must be, not left for the shell).
 func TestSignalWhileReadingOrphanPaste(t *testing.T) {
 	term, logFile := startDying(t)
 	body := ptytest.Lines(2000, "signalled")
@@ -394,7 +414,10 @@ func TestSignalWhileReadingOrphanPaste(t *testing.T) {
 	}
 	term.WantExit("exit 137")
 	term.wantShellGetsNothing()
-	term.wantSavedAfterExit(body)
+	text := strings.ReplaceAll(body, "\r", "\n")
+	if got := term.savedAfterExit(); len(got) == 0 || !strings.HasPrefix(text, string(got)) {
+		t.Errorf("the paste file holds %d bytes, not the start of the %d pasted: %s", len(got), len(text), ptytest.Diff(got, []byte(text)))
+	}
 }
 
 // When the terminal hangs up in the middle of a paste, what came of it is
