@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,27 +33,6 @@ import (
 // imageAgents are the agents known to take a pasted image's path as the
 // image.
 var imageAgents = []string{"claude", "codex", "gemini", "opencode"}
-
-// testImage is a 48x32 PNG of noise: small enough that no agent scales
-// it, so that what reaches the model can be compared byte for byte.
-func testImage(t *testing.T) []byte {
-	img := image.NewNRGBA(image.Rect(0, 0, 48, 32))
-	x := uint32(7)
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = byte(x)
-		if i%4 == 3 {
-			img.Pix[i] = 255 // Opaque.
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // A kitty is the terminal: the PTY's master side, with everything pbwrap
 // wrote to it.
@@ -202,7 +179,7 @@ func TestImagePaste(t *testing.T) {
 				imageTable = append(imageTable, o)
 				imageMu.Unlock()
 			}()
-			data := testImage(t)
+			data := fakekitty.NoisePNG(48, 32) // Small: no agent scales it, so the model gets it byte for byte.
 			var native bool
 			o.nativeBecame, o.nativeReached, native = runNativeImage(t, srv, a, data)
 			var through bool

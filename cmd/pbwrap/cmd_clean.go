@@ -76,13 +76,11 @@ func runClean(c *command, std *streams, cfg *config, args []string) error {
 	// they list, clean removes. A problem there is said, not fatal: the
 	// user's own root was cleaned.
 	answers := bufio.NewReader(std.in) // One reader for every question.
-	for i, r := range readRoots(cfg, root) {
-		if i == 0 {
-			if err := cleanRoot(std, answers, cfg, r, ttl, all, dryRun, ask); err != nil {
-				return err
-			}
-			continue
-		}
+	roots := readRoots(cfg, root)
+	if err := cleanRoot(std, answers, cfg, roots[0], ttl, all, dryRun, ask); err != nil {
+		return err
+	}
+	for _, r := range roots[1:] {
 		fmt.Fprintf(std.out, "under the earlier root %s, which pbwrap list and show read too:\n", printable(r))
 		if err := cleanRoot(std, answers, cfg, r, ttl, all, dryRun, ask); err != nil {
 			fmt.Fprintf(std.err, "pbwrap: left the earlier root alone: %s\n", oneLine(err.Error()))

@@ -5,8 +5,6 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
-	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,18 +38,7 @@ func startImagePaste(t *testing.T) *terminal {
 // bracketed paste; the file is the image, byte for byte. On exit the
 // mode is off again.
 func TestImagePastePTY(t *testing.T) {
-	img := image.NewNRGBA(image.Rect(0, 0, 80, 60))
-	x := uint32(1)
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = byte(x) // Noise, so that the PNG takes several packets.
-	}
-	var data bytes.Buffer
-	if err := png.Encode(&data, img); err != nil {
-		t.Fatal(err)
-	}
+	data := fakekitty.NoisePNG(80, 60) // Several packets.
 	term := startImagePaste(t)
 	term.Type([]byte("<"), 0)
 	term.Type([]byte(fakekitty.Event(fakekitty.PW, "image/png", "")+"="), 0) // kitty writes a packet at once.
@@ -63,7 +50,7 @@ func TestImagePastePTY(t *testing.T) {
 	if n := bytes.Count(term.Output(), []byte("\x1b]5522;")); n != 1 {
 		t.Errorf("%d requests at the terminal, want 1", n)
 	}
-	reply := fakekitty.Reply(string(m[1]), "image/png", data.Bytes())
+	reply := fakekitty.Reply(string(m[1]), "image/png", data)
 	term.Type([]byte(reply[:1000]), 1)
 	term.Type([]byte(reply[1000:]+">"), 777)
 	got := term.waitInputHas(">")
@@ -72,8 +59,8 @@ func TestImagePastePTY(t *testing.T) {
 		t.Fatalf("child got %q, want %q", got, want)
 	}
 	saved, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(saved, data.Bytes()) {
-		t.Fatalf("%s: %d bytes, %v; want the %d pasted", path, len(saved), err, data.Len())
+	if err != nil || !bytes.Equal(saved, data) {
+		t.Fatalf("%s: %d bytes, %v; want the %d pasted", path, len(saved), err, len(data))
 	}
 	if strings.Contains(got, "5522") || strings.Contains(got, fakekitty.PW) {
 		t.Errorf("a packet or the password reached the child: %q", got)

@@ -60,19 +60,28 @@ func earlierSession(t *testing.T, root string, age time.Duration, text string) *
 	return s
 }
 
+// upgraded sets up a user of an earlier build: a home of their own, and
+// the earlier builds' root under a TMPDIR of their own, returned with the
+// environment in which the root is the default. It skips on macOS, which
+// kept its default root.
+func upgraded(t *testing.T) (home, earlier string, env []string) {
+	t.Helper()
+	if runtime.GOOS == "darwin" {
+		t.Skip("macOS kept its default root")
+	}
+	home, tmp := realDir(t), realDir(t)
+	earlier = filepath.Join(tmp, "pbwrap-"+strconv.Itoa(os.Geteuid()))
+	return home, earlier, []string{"PBWRAP_ROOT=", "HOME=" + home, "XDG_STATE_HOME=", "TMPDIR=" + tmp}
+}
+
 // Upgrading (issue 29): the first start that makes the new default root
 // says once, before the child starts, where pastes now go; the earlier
 // root's sessions stay where their references point, and its expired ones
 // are removed by the start-up cleanup.
 func TestEarlierRootSaidOnce(t *testing.T) {
-	if runtime.GOOS == "darwin" {
-		t.Skip("macOS kept its default root")
-	}
-	home, tmp := realDir(t), realDir(t)
-	earlier := filepath.Join(tmp, "pbwrap-"+strconv.Itoa(os.Geteuid()))
+	home, earlier, env := upgraded(t)
 	kept := earlierSession(t, earlier, 2*time.Hour, "kept\n")
 	expired := earlierSession(t, earlier, store.DefaultTTL+time.Hour, "expired\n")
-	env := []string{"PBWRAP_ROOT=", "HOME=" + home, "XDG_STATE_HOME=", "TMPDIR=" + tmp}
 	root := filepath.Join(home, ".local", "state", "pbwrap")
 	notice := "pbwrap: pastes are now saved under " + root + ", which a reboot does not empty; the 2 sessions under " +
 		earlier + " stay there, and pbwrap list and show find them until they expire\r\n"
@@ -104,17 +113,12 @@ func TestEarlierRootSaidOnce(t *testing.T) {
 // pbwrap clean cleans the earlier root too, as list and show read it:
 // what list shows, clean --all removes; a dry run there removes nothing.
 func TestCleanEarlierRoot(t *testing.T) {
-	if runtime.GOOS == "darwin" {
-		t.Skip("macOS kept its default root")
-	}
-	home, tmp := realDir(t), realDir(t)
-	earlier := filepath.Join(tmp, "pbwrap-"+strconv.Itoa(os.Geteuid()))
+	_, earlier, env := upgraded(t)
 	old := earlierSession(t, earlier, 2*time.Hour, "old\n")
-	env := append(os.Environ(), "PBWRAP_ROOT=", "HOME="+home, "XDG_STATE_HOME=", "TMPDIR="+tmp)
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(pbwrapBin, args...)
-		cmd.Env = env
+		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("pbwrap %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -6,7 +6,10 @@
 package fakekitty
 
 import (
+	"bytes"
 	"encoding/base64"
+	"image"
+	"image/png"
 	"regexp"
 	"strings"
 )
@@ -56,3 +59,25 @@ func Reply(id, mime string, data []byte) string {
 // it; its groups are the read's id, its password and its base64 MIME
 // types.
 var ReadRequest = regexp.MustCompile("\x1b\\]5522;type=read:id=([A-Za-z0-9._+-]+):name=[A-Za-z0-9+/=]+:pw=([A-Za-z0-9+/=]+);([A-Za-z0-9+/=]+)\x1b\\\\")
+
+// NoisePNG is a w×h opaque PNG of noise, the same for the same size: an
+// image on the clipboard that does not compress, so that it takes several
+// DATA packets, and that no agent has reason to scale when small.
+func NoisePNG(w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	x := uint32(7)
+	for i := range img.Pix {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i] = byte(x)
+		if i%4 == 3 {
+			img.Pix[i] = 255 // Opaque.
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		panic(err) // An NRGBA image in memory: cannot fail.
+	}
+	return b.Bytes()
+}
