@@ -142,7 +142,6 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
 	out := capture.NewOutput(capture.OutputConfig{
 		AllowClipboardRead: cfg.allowClipboardRead,
-		OwnClipMode:        image != capture.ImageOff,
 		EightBit:           capture.LocaleEightBit(os.Getenv),
 		Logf:               logs.logf,
 		Debugf:             logs.debugf,
