@@ -376,7 +376,13 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 			in.clip.heard(now)
 		}
 	}
-	in.parser.Flush(now)
+	if in.parser.InPaste() && in.clip != nil {
+		if in.parser.Flush(now); !in.parser.InPaste() {
+			in.clip.scanner.EndPaste() // Ended at the silence: what follows is looked into.
+		}
+	} else {
+		in.parser.Flush(now)
+	}
 	if in.burst != nil {
 		in.burst.Flush(now)
 	}

@@ -221,14 +221,15 @@ func (s clipScan) Pass(p []byte) {
 	s.c.in.keys(p, at)
 }
 
-func (s clipScan) Packet(meta, payload []byte) {
+func (s clipScan) Packet(meta, payload []byte) bool {
 	pk, err := kittyclip.Parse(meta, payload)
 	if err != nil {
-		s.c.in.cfg.Debugf("image paste: dropped a packet: %d bytes of metadata that do not parse", len(meta))
-		return
+		s.c.in.cfg.Debugf("image paste: a reply from the terminal does not parse (%d bytes of metadata)", len(meta))
+		return false
 	}
 	s.c.paster.Packet(pk, s.c.in.now)
 	s.c.release()
+	return true
 }
 
 func (s clipScan) Lost() {
