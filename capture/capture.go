@@ -135,9 +135,18 @@ type Config struct {
 	Image ImageMode
 
 	// Between, if set, is what Input's own sequences for the terminal
-	// pass through so that they are written between two of the child's
-	// sequences (Output.Between).
+	// pass through so that the terminal reads them as sequences of their
+	// own (Output.Between); Settle has the output write what Between
+	// kept, when the child has left what it began unfinished for good
+	// (Output.Settle).
 	Between func(p []byte) []byte
+	Settle  func(now time.Time, force bool) (p []byte, holding bool)
+
+	// PassClipboardReplies passes on to the child the terminal's OSC
+	// 5522 replies to reads the child made (--allow-clipboard-read lets
+	// them through); the replies to pbwrap's own reads and the paste
+	// events, with their one-time passwords, never pass.
+	PassClipboardReplies bool
 
 	// Logf logs fallbacks, errors and each paste saved (its size and
 	// path); Debugf adds the handling of every paste and the decisions on
@@ -182,7 +191,7 @@ type Input struct {
 	recent map[string]time.Time // sha256 of each saved text → when it was saved
 	scrap  []byte               // reused for normalized text
 
-	clip *clip // nil with ImageOff: the terminal's input is not scanned for OSC 5522
+	clip *clip // kitty's clipboard replies and paste events (see ImageMode)
 
 	gone    bool       // the child has ended
 	mu      sync.Mutex // guards orphans
@@ -214,9 +223,7 @@ func NewInput(cfg Config) *Input {
 	}
 	in := &Input{cfg: cfg, recent: make(map[string]time.Time)}
 	in.parser = bracketed.NewParser(in)
-	if cfg.Image != ImageOff {
-		in.clip = newClip(in)
-	}
+	in.clip = newClip(in)
 	if cfg.Silence > 0 {
 		in.parser.SetSilence(cfg.Silence)
 	}
@@ -330,11 +337,7 @@ func (in *Input) waiting() bool {
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
-	if in.clip != nil && in.clip.scanning() {
-		in.clip.write(p, now) // What is no packet comes back to keys.
-	} else {
-		in.keys(p, now)
-	}
+	in.clip.write(p, now) // What is no reply comes back to keys.
 	return in.deadline(), in.end()
 }
 
@@ -351,9 +354,7 @@ func (in *Input) keys(p []byte, now time.Time) {
 				in.cfg.CursorBlink(b)
 			}
 		}
-		if in.clip != nil {
-			in.clip.heard(now)
-		}
+		in.clip.heard(now)
 	}
 	in.parser.Write(p, now)
 }
@@ -364,19 +365,15 @@ func (in *Input) keys(p []byte, now time.Time) {
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
-	if in.clip != nil {
-		in.clip.flush(now)
-	}
+	in.clip.flush(now)
 	if !in.askedAt.IsZero() {
 		at := in.replies.HeldSince()
 		in.pass, _ = in.replies.Flush(in.pass[:0], now)
 		in.parser.Write(in.pass, at)
 		in.heard(now)
-		if in.clip != nil {
-			in.clip.heard(now)
-		}
+		in.clip.heard(now)
 	}
-	if in.parser.InPaste() && in.clip != nil {
+	if in.parser.InPaste() {
 		if in.parser.Flush(now); !in.parser.InPaste() {
 			in.clip.scanner.EndPaste() // Ended at the silence: what follows is looked into.
 		}
@@ -393,9 +390,7 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 // burst ends.
 func (in *Input) Close(w io.Writer) error {
 	in.begin(w, time.Now())
-	if in.clip != nil {
-		in.clip.close()
-	}
+	in.clip.close()
 	in.parser.Close()
 	if in.burst != nil {
 		in.burst.End()
@@ -407,10 +402,7 @@ func (in *Input) Close(w io.Writer) error {
 // burst detector's, the answers' hold and, while the terminal has not
 // said, AnswerWait after the question; zero for none.
 func (in *Input) deadline() time.Time {
-	d := in.parser.Deadline()
-	if in.clip != nil {
-		d = earliest(d, in.clip.deadline())
-	}
+	d := earliest(in.parser.Deadline(), in.clip.deadline())
 	if in.burst != nil {
 		d = earliest(d, in.burst.Deadline())
 	}
@@ -451,8 +443,7 @@ func (in *Input) CommandEnded() {
 // to Ask may still come.
 func (in *Input) Pending() bool {
 	in.arm()
-	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting() ||
-		in.clip != nil && in.clip.busy()
+	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting() || in.clip.busy()
 }
 
 // Orphans returns the pastes that were still arriving when the child

@@ -159,11 +159,15 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		RepeatWindow:  repeat,
 		Image:         image,
 		Between:       out.Between,
-		Open:          s.Open,
-		Mode:          out.Mode,
-		CursorBlink:   out.SetCursorBlink,
-		Logf:          logs.logf,
-		Debugf:        logs.debugf,
+		Settle:        out.Settle,
+		// The replies to the child's own reads, which the output lets
+		// through with --allow-clipboard-read.
+		PassClipboardReplies: cfg.allowClipboardRead,
+		Open:                 s.Open,
+		Mode:                 out.Mode,
+		CursorBlink:          out.SetCursorBlink,
+		Logf:                 logs.logf,
+		Debugf:               logs.debugf,
 	})
 	return ptyproxy.Config{
 		Path:             path,
