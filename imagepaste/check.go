@@ -87,11 +87,12 @@ func Check(r io.ReaderAt, size int64, f Format) error {
 	case "png":
 		return CheckPNG(sr)
 	case "jpg":
-		err = checkJPEG(sr)
+		err = checkBounded(sr, jpegMemory, func(r io.Reader) error { _, err := jpeg.Decode(r); return err })
 	case "gif":
-		err = checkGIF(sr)
+		err = checkBounded(sr, gifMemory, func(r io.Reader) error { _, err := gif.DecodeAll(r); return err })
 	case "webp":
-		err = checkWebP(sr, size)
+		memory := func(r *bufio.Reader) (*TooLargeError, error) { return webpMemory(r, size) }
+		err = checkBounded(sr, memory, func(r io.Reader) error { _, err := webp.Decode(r); return err })
 	default:
 		err = fmt.Errorf("no check for %q", f.Ext)
 	}
@@ -101,12 +102,11 @@ func Check(r io.ReaderAt, size int64, f Format) error {
 	return nil
 }
 
-// checkJPEG reads the markers up to the frame header (SOF) for the size,
-// the components and whether the image is progressive, bounds what
-// image/jpeg will allocate for them, then decodes the image to its end
-// (EOI).
-func checkJPEG(r *io.SectionReader) error {
-	need, err := jpegMemory(bufio.NewReader(r))
+// checkBounded reads the image's header for what decoding it takes
+// (memory: a JPEG's frame header, a GIF's frames, a WebP's image chunk),
+// refuses it past MaxDecoded, and decodes it to its end: whole.
+func checkBounded(r *io.SectionReader, memory func(*bufio.Reader) (*TooLargeError, error), decode func(io.Reader) error) error {
+	need, err := memory(bufio.NewReader(r))
 	if err != nil {
 		return err
 	}
@@ -116,8 +116,7 @@ func checkJPEG(r *io.SectionReader) error {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	_, err = jpeg.Decode(r)
-	return err
+	return decode(r)
 }
 
 // jpegMemory reads a JPEG's markers up to its frame header and returns
@@ -223,25 +222,9 @@ func jpegFrame(seg []byte, progressive, jfif, adobe bool, transform byte) (*TooL
 	return &TooLargeError{Width: w, Height: h, Bytes: total}, nil
 }
 
-// checkGIF walks the GIF's blocks for the frames' sizes (image/gif keeps
-// every frame, one byte a pixel), then decodes every frame.
-func checkGIF(r *io.SectionReader) error {
-	need, err := gifMemory(bufio.NewReader(r))
-	if err != nil {
-		return err
-	}
-	if need.Bytes > MaxDecoded {
-		return need
-	}
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = gif.DecodeAll(r)
-	return err
-}
-
 // gifMemory walks a GIF's blocks, to its trailer, and returns its size
-// and the sum of its frames' pixels.
+// and the sum of its frames' pixels: image/gif keeps every frame, one byte
+// a pixel.
 func gifMemory(r *bufio.Reader) (*TooLargeError, error) {
 	var b [13]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil || string(b[:3]) != "GIF" {
@@ -308,26 +291,10 @@ func gifMemory(r *bufio.Reader) (*TooLargeError, error) {
 	}
 }
 
-// checkWebP checks the RIFF container's size against the file's, bounds
-// what golang.org/x/image/webp allocates for the image chunk, and decodes
-// it. Animated WebP is no still image: it is refused.
-func checkWebP(r *io.SectionReader, size int64) error {
-	need, err := webpMemory(bufio.NewReader(r), size)
-	if err != nil {
-		return err
-	}
-	if need.Bytes > MaxDecoded {
-		return need
-	}
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = webp.Decode(r)
-	return err
-}
-
-// webpMemory reads a WebP's chunks up to its image chunk and returns its
-// size and the bytes decoding takes: YCbCr 4:2:0 in whole macroblocks for
+// webpMemory checks the RIFF container's size against the file's, reads
+// a WebP's chunks up to its image chunk and returns its size and the
+// bytes golang.org/x/image/webp takes to decode it (animated WebP is no
+// still image: it is refused): YCbCr 4:2:0 in whole macroblocks for
 // lossy data, 8 bytes a pixel for lossless (the pixels and the colour
 // index transform's copy), and the alpha plane (5 bytes a pixel when it
 // is itself compressed losslessly, one when not).
