@@ -18,7 +18,8 @@ import (
 //     DEC private mode set, reset, save or restore loses its 2004
 //     parameter, and after anything that may have reset the terminal
 //     (RIS, DECSTR, XTRESTORE) or a mode sequence it drops, the mode is
-//     set again at once;
+//     set again at once, and so are paste events when pbwrap has them on
+//     (ClipMode);
 //   - takes kitty's clipboard paste events (DEC private mode 5522), which
 //     are pbwrap's too, out of every mode sequence the child writes, so
 //     that the child can never turn them on (see keptDEC);
@@ -86,13 +87,18 @@ type OutputFilter struct {
 	// may change after the first Write.
 	AllowClipboardRead bool
 	EightBit           bool
-	z                  Tokenizer
-	started            bool
-	modes              termModes
-	enabled            atomic.Bool  // the child's mode 2004
-	blink              atomic.Int32 // the terminal's answer for mode 12 (see SetCursorBlink)
-	saved              bool         // ... as saved with XTSAVE
-	dropped            int
+	// ClipMode, if set, reports whether pbwrap has kitty's paste events
+	// (mode 5522) on at the terminal: wherever bracketed paste is set
+	// again after what may have reset the terminal, so are they (kitty's
+	// RIS and DECSTR turn them off). It is called from Write's goroutine.
+	ClipMode func() bool
+	z        Tokenizer
+	started  bool
+	modes    termModes
+	enabled  atomic.Bool  // the child's mode 2004
+	blink    atomic.Int32 // the terminal's answer for mode 12 (see SetCursorBlink)
+	saved    bool         // ... as saved with XTSAVE
+	dropped  int
 
 	// The sequence held: the bytes of it that are out of the output (from
 	// earlier Writes, or moved out of this one), and from, the index in
@@ -474,6 +480,18 @@ var (
 	reset     = verdict{after: enablePaste}
 )
 
+// after is what is written after a sequence whose verdict says a: with
+// bracketed paste set again, paste events too if pbwrap has them on.
+func (f *OutputFilter) after(a string) []byte {
+	if a == enablePaste && f.ClipMode != nil && f.ClipMode() {
+		return []byte(enablePaste + enableClip)
+	}
+	return []byte(a)
+}
+
+// enableClip is what turns kitty's paste events on at the terminal.
+const enableClip = "\x1b[?5522h"
+
 // dispatch acts on the sequence the tokenizer has just ended at j, held
 // from f.from (and f.held).
 func (f *OutputFilter) dispatch(o *output, j int) {
@@ -500,7 +518,7 @@ func (f *OutputFilter) dispatch(o *output, j int) {
 		f.passHeld(o, j, f.z.Seq.C1)
 	}
 	if v.after != "" {
-		o.replace(j, j, []byte(v.after))
+		o.replace(j, j, f.after(v.after))
 	}
 }
 
@@ -515,7 +533,7 @@ func (f *OutputFilter) dispatchWhole(o *output, i, j int) {
 		o.replace(i, j, v.form)
 	}
 	if v.after != "" {
-		o.replace(j, j, []byte(v.after))
+		o.replace(j, j, f.after(v.after))
 	}
 }
 

@@ -595,3 +595,20 @@ func TestOutputFilterTakesClipMode(t *testing.T) {
 		}
 	}
 }
+
+// With ClipMode on, paste events are set again wherever bracketed paste
+// is, after what may have reset the terminal: kitty's RIS and DECSTR turn
+// them off.
+func TestOutputFilterClipModeAfterReset(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		f := &OutputFilter{ClipMode: func() bool { return on }}
+		out := string(f.Write([]byte("a\x1bcb\x1b[!pc")))
+		want := "a\x1bc\x1b[?2004hb\x1b[!p\x1b[?2004hc"
+		if on {
+			want = "a\x1bc\x1b[?2004h\x1b[?5522hb\x1b[!p\x1b[?2004h\x1b[?5522hc"
+		}
+		if out != want {
+			t.Errorf("on %v: %q, want %q", on, out, want)
+		}
+	}
+}

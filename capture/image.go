@@ -127,6 +127,11 @@ func (in *Input) ImageSetup() []byte {
 	return nil
 }
 
+// ImageOn reports whether Input has paste events on at the terminal.
+// Safe for concurrent use: the output filter asks it (see
+// OutputConfig.ClipMode).
+func (in *Input) ImageOn() bool { return in.clip.paster.On() }
+
 // ImageReset: see ImageSetup.
 func (in *Input) ImageReset() []byte {
 	if in.clip.paster.Ever() {

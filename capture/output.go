@@ -52,6 +52,11 @@ type OutputConfig struct {
 	// with every byte from 0x80 to 0x9F a C1 control (see
 	// bracketed.Tokenizer); otherwise it is read as UTF-8.
 	EightBit bool
+	// ClipMode, if set, reports whether pbwrap has kitty's paste events
+	// on at the terminal (Input.ImageOn): they are set again after what
+	// may have reset the terminal, as bracketed paste is (see
+	// bracketed.OutputFilter.ClipMode).
+	ClipMode func() bool
 	// Logf, if not nil, hears of every clipboard request dropped; Debugf,
 	// if not nil, of every change of the child's bracketed paste mode and
 	// of what is written to reset and restore the child's modes.
@@ -69,6 +74,7 @@ func NewOutput(cfg OutputConfig) *Output {
 	}
 	o.f.AllowClipboardRead = cfg.AllowClipboardRead
 	o.f.EightBit = cfg.EightBit
+	o.f.ClipMode = cfg.ClipMode
 	return o
 }
 

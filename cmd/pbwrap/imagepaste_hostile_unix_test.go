@@ -463,3 +463,19 @@ func TestImagePasteHugeTextDuringEvent(t *testing.T) {
 		t.Errorf("the %d MiB paste cost %d KiB more peak RSS than a 1 MiB one, want at most 8 MiB", size>>20, large-small)
 	}
 }
+
+// An agent that resets the terminal (RIS, DECSTR: kitty turns paste
+// events off with its other modes) does not turn image paste off: pbwrap
+// sets the mode again after it, as it does bracketed paste.
+func TestImagePasteAfterTerminalReset(t *testing.T) {
+	term := startImage(t, "on", "raw", "record", "bp:on", "ready", `write:"\x1bc\x1b[!p"`, "block")
+	term.WaitOutput("\x1b[!p")
+	var kitty fakekitty.Screen
+	term.WaitFor("paste events on after the resets", func() bool {
+		kitty = fakekitty.Screen{}
+		kitty.Write(term.Output())
+		return kitty.PasteEvents
+	})
+	term.SignalWrapper(syscall.SIGTERM)
+	term.WantExit("exit 143")
+}

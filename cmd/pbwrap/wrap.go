@@ -140,14 +140,17 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		repeat = -1 // Off: capture's zero is its default.
 	}
 	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
+	var in *capture.Input
 	out := capture.NewOutput(capture.OutputConfig{
 		AllowClipboardRead: cfg.allowClipboardRead,
 		EightBit:           capture.LocaleEightBit(os.Getenv),
-		Logf:               logs.logf,
-		Debugf:             logs.debugf,
+		// kitty's RIS and DECSTR turn paste events off too.
+		ClipMode: func() bool { return in != nil && in.ImageOn() },
+		Logf:     logs.logf,
+		Debugf:   logs.debugf,
 	})
 	logs.debugf("image paste: %s: %s", image, why)
-	in := capture.NewInput(capture.Config{
+	in = capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
 		RefFormat: cfg.refFormat,

@@ -53,6 +53,9 @@ func TestScreen(t *testing.T) {
 		{"\x1bPq#0\x07\x1b]5522;type=read;Lg==\x1b\\", false, 1},
 		{"\x1b_Gabc\x1b]5522;type=read;Lg==\x1b\\", false, 0},
 		{"\x1b]0;" + strings.Repeat("x", MaxString) + "\x1b[?5522h", true, 0},
+		{"\x1b[?5522h\x1bc", false, 0},
+		{"\x1b[?5522h\x1b[!p", false, 0},
+		{"\x1b[?5522h\x1bc\x1b[?5522h", true, 0},
 	} {
 		var s Screen
 		s.Write([]byte(tt.in))

@@ -12,7 +12,8 @@ const MaxString = 256 << 10
 
 // A Screen reads what a program writes to kitty as kitty's parser does,
 // as far as image paste goes: whether paste events (DEC private mode
-// 5522) are on, and the OSC 5522 packets kitty gets. As kitty's parser
+// 5522) are on (set and reset, and off after RIS and DECSTR, as
+// kitty/screen.c resets its modes), and the OSC 5522 packets kitty gets. As kitty's parser
 // does, it ends a control string (OSC, DCS, APC, PM, SOS) only at ST or
 // BEL, or past MaxString; CAN, SUB and an ESC that is not ST are part of
 // the string. So a request written inside a string the program left open
@@ -50,6 +51,9 @@ func (s *Screen) Write(p []byte) {
 			case ']', 'P', '_', '^', 'X':
 				s.state, s.buf, s.strLen = sString, append(s.buf[:0], c), 0
 			case 0x1b:
+			case 'c': // RIS
+				s.PasteEvents = false
+				s.state = sGround
 			default:
 				s.state = sGround
 			}
@@ -87,8 +91,13 @@ func (s *Screen) Write(p []byte) {
 	}
 }
 
-// csi acts on a control sequence with final byte c: only mode 5522.
+// csi acts on a control sequence with final byte c: mode 5522, and
+// DECSTR, which turns it off as RIS does (screen_soft_reset).
 func (s *Screen) csi(c byte) {
+	if c == 'p' && bytes.HasSuffix(s.buf, []byte("!")) {
+		s.PasteEvents = false
+		return
+	}
 	if (c != 'h' && c != 'l') || len(s.buf) == 0 || s.buf[0] != '?' {
 		return
 	}
