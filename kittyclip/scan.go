@@ -200,6 +200,15 @@ func (s *Scanner) scan(p []byte, now time.Time) {
 					continue
 				}
 			}
+			if c != esc && s.mark == 0 {
+				// Text, in a paste or not: on to the next ESC at once.
+				if k := bytes.IndexByte(p[i:], esc); k < 0 {
+					i = len(p) - 1
+				} else {
+					i += k - 1
+				}
+				continue
+			}
 			switch {
 			case s.paste:
 				s.inPaste(c)

@@ -182,7 +182,9 @@ func TestImagePasteAgentCannotTurnModeOn(t *testing.T) {
 			if on := kitty.PasteEvents; on != (mode == "on") {
 				t.Errorf("paste events at the terminal %v, want %v: %q", on, mode == "on", term.Output())
 			}
-			if n := bytes.Count(term.Output(), []byte("5522h")); n != map[bool]int{true: 1}[mode == "on"] {
+			// With image paste on, pbwrap sets the mode itself, and again
+			// after what may reset the terminal (the child's XTRESTORE).
+			if n := bytes.Count(term.Output(), []byte("5522h")); mode != "on" && n != 0 {
 				t.Errorf("%d sets of mode 5522 reached the terminal: %q", n, term.Output())
 			}
 			term.Type([]byte("<"+fakekitty.Event(fakekitty.PW, "image/png", "")+fakekitty.Reply("pbwrap-9", "image/png", []byte("x"))+">"), 0)
