@@ -107,7 +107,7 @@ func (term *terminal) typeKeys(keys string) {
 
 // Through GNU screen 4, which does not mark pastes, pauses within one for
 // 100 or 200 ms and drops bytes of a large one: pbwrap knows screen 4 by
-// its process and version, types keys as they come, and saves a 200 KB
+// its process and version, types keys as they come, and saves a 190 KB
 // paste as one file (the detector that held every key split it at
 // screen's pauses), holding what screen delivered.
 func TestScreenFrontEnd(t *testing.T) {
@@ -127,7 +127,7 @@ func TestScreenFrontEnd(t *testing.T) {
 	}
 	term.typeKeys("hi\r")
 
-	body := ptytest.Lines(2800, "pasted through screen")
+	body := ptytest.Lines(6000, "pasted through screen")
 	term.Type([]byte(body), 0)
 	term.waitSettled(len(body))
 	term.typeKeys("!")
