@@ -183,7 +183,7 @@ func (d *doctor) checkTerminal(cfg *config) {
 	fmt.Fprintf(d.out, "  front end: %s\n", printable(frontEndLine(front)))
 	state, clip, err := ptyio.QueryTerminal(decrqmTimeout)
 	defer func() { d.checkImagePaste(cfg, ancestors, clip, err) }()
-	defer func() { d.checkUnmarked(cfg, front, doctorAnswer(state, err)) }()
+	defer func() { d.checkUnmarked(cfg, front, state, err) }()
 	switch {
 	case err != nil:
 		fmt.Fprintf(d.out, "  bracketed paste: not asked (%v)\n", printableError(err))
@@ -202,8 +202,14 @@ func (d *doctor) checkTerminal(cfg *config) {
 // checkUnmarked says what the wrapper does with pastes that come unmarked
 // here, by the rule the wrapper follows (capture.Looks), and what the
 // front end does to pastes by itself.
-func (d *doctor) checkUnmarked(cfg *config, front frontend.FrontEnd, answer capture.Answer) {
-	fmt.Fprintf(d.out, "  unmarked input: %s\n", unmarkedLine(cfg.burst, front, answer))
+func (d *doctor) checkUnmarked(cfg *config, front frontend.FrontEnd, state string, err error) {
+	line := unmarkedLine(cfg.burst, front, doctorAnswer(state, err))
+	marks, _ := capture.Looks(cfg.burst, front.Marks, capture.AnswerMarks)
+	silent, _ := capture.Looks(cfg.burst, front.Marks, capture.AnswerSilent)
+	if err != nil && marks != silent { // The answer would decide, and there is none.
+		line = "not known: it depends on the terminal's answer, and the terminal could not be asked"
+	}
+	fmt.Fprintf(d.out, "  unmarked input: %s\n", line)
 	if front.Drops {
 		fmt.Fprintf(d.out, "  FAIL  %s\n", frontend.DropsNote)
 		d.problem(frontend.DropsNote, "paste through GNU screen 5 or tmux, which pass pastes on whole and marked, or outside screen")
