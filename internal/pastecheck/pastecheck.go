@@ -148,8 +148,13 @@ func (p *pasteProbe) done() bool    { return p.s.ended || p.s.cancelled }
 // flushUntil flushes every deadline up to at (all of them if at is zero).
 func (p *pasteProbe) flushUntil(at time.Time) {
 	for !p.deadline.IsZero() && (at.IsZero() || !at.Before(p.deadline)) {
+		// What the parser releases was read when its hold began, as
+		// capture.Input passes it on.
+		if p.now = p.parser.HeldSince(); p.now.IsZero() {
+			p.now = p.deadline
+		}
+		d := p.parser.Flush(p.deadline)
 		p.now = p.deadline
-		d := p.parser.Flush(p.now)
 		if p.burst != nil {
 			p.burst.Flush(p.now)
 		}
