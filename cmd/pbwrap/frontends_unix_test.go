@@ -230,8 +230,9 @@ MOSH_KEY=$2 exec mosh-client 127.0.0.1 "$1"`
 
 // Inside tmux, with and without $TMUX in pbwrap's environment (env -i,
 // sudo, a shell that cleared it): pbwrap knows tmux, by its variable or by
-// its server process, and so does pbwrap doctor, which says the same front
-// end the wrapper logs. What comes unmarked is typing: 300 lines pasted
+// its server process, and so do pbwrap doctor, which says the same front
+// end the wrapper logs, and doctor --paste, which says that a paste tmux
+// sends unmarked is passed on as typed. What comes unmarked is typing: 300 lines pasted
 // with paste-buffer (no -p) and a 10 KB line sent with send-keys, each in
 // one write, reach the program as typed (without $TMUX, pbwrap looked for
 // pastes and saved both, while doctor said tmux).
@@ -259,6 +260,17 @@ func TestTmuxWithoutTMUX(t *testing.T) {
 			doctor := filepath.Join(dir, "doctor-"+strings.Fields(tc.name)[0])
 			s.keys(fmt.Sprintf("%spbwrap --root %s doctor > %s 2>&1; echo doctor-$((40+2))", tc.env, root, doctor))
 			s.waitScreen("doctor-42") // Not in the command line: doctor is done, and reads the terminal no more.
+			// doctor --paste, with a paste tmux sends unmarked, says what
+			// the wrapper does with it: it was said to be caught.
+			s.keys(fmt.Sprintf("%spbwrap --root %s doctor --paste > %s.paste 2>&1; echo doctor-$((40+3))", tc.env, root, doctor))
+			s.waitScreen("Waiting")
+			s.run("set-buffer", "-b", "few", "three\nsmall\nlines\n")
+			s.run("paste-buffer", "-b", "few")
+			s.waitScreen("doctor-43")
+			if report := readFile(t, doctor+".paste"); !strings.Contains(report, "  front end: tmux: tmux: server (process ") ||
+				!strings.Contains(report, "bursts: not looked for (--burst auto: the front end marks pastes): pbwrap passes this paste on as typed") {
+				t.Errorf("doctor --paste says\n%s\nwant the front end, and that pbwrap passes the paste on as typed", report)
+			}
 			s.keys(fmt.Sprintf("%sPBWRAP_ROOT=%s PBWRAP_TEST_CHILD=1 PBWRAP_TEST_INPUT=%s pbwrap --log %s --debug %s raw record bp:on ready block",
 				tc.env, root, input, log, self))
 			s.waitScreen("READY")

@@ -36,13 +36,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// silentName is the variant of pbwrap in a terminal that answers nothing.
-const silentName = "pbwrap-silent"
+// silentSuffix names the variants of pbwrap in a terminal that answers
+// nothing: pbwrap-silent, and pbwrap2-silent with -compare.
+const silentSuffix = "-silent"
 
-// silentVariant is pbwrap, with default settings, in a terminal that
-// answers no question.
-func silentVariant(pbwrap string) variant {
-	return variant{silentName, func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }, ""}
+// silentVariants are pbwrap, and the second pbwrap if there is one, with
+// default settings, in a terminal that answers no question.
+func silentVariants(pbwrap, other string) []variant {
+	vs := []variant{{"pbwrap" + silentSuffix, func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }, ""}}
+	if other != "" {
+		vs = append(vs, variant{"pbwrap2" + silentSuffix, func(child []string) []string { return append([]string{other, "--"}, child...) }, ""})
+	}
+	return vs
 }
 
 // settle is how long the latency run waits after every variant is ready
@@ -51,7 +56,7 @@ func silentVariant(pbwrap string) variant {
 // are timed as it treats them for the rest of the session.
 func settle(vs []variant) time.Duration {
 	for _, v := range vs {
-		if v.name == silentName {
+		if strings.HasSuffix(v.name, silentSuffix) {
 			return capture.AnswerWait + 200*time.Millisecond
 		}
 	}

@@ -62,7 +62,7 @@ func main() {
 	other := flag.String("compare", "", "a second pbwrap binary to measure beside the first (pbwrap2)")
 	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst)")
 	unmarked := flag.Bool("unmarked", false, "also measure pbwrap in a terminal that says it does not mark pastes (pbwrap-unmarked): the burst detector's cost")
-	silent := flag.Bool("silent", false, "also measure pbwrap in a terminal that answers nothing (pbwrap-silent), as mosh, GNU screen and the Linux console do")
+	silent := flag.Bool("silent", false, "also measure pbwrap (and pbwrap2) in a terminal that answers nothing (pbwrap-silent), as mosh, GNU screen and the Linux console do")
 	fronts := flag.Bool("frontends", false, "instead, measure key latency through real GNU screen and mosh, with and without pbwrap, and what screen alone delivers of a large paste")
 	intervals := flag.String("key-interval", "1ms,20ms", "times between two keystrokes to the same variant, comma-separated: each is a latency figure of its own")
 	pasteMB := flag.String("paste-mb", "1,64", "sizes in MB of the pastes to time, comma-separated (empty: none)")
@@ -92,7 +92,7 @@ func main() {
 	}
 	vs := variants(*pbwrap, *other, *noBurst, *unmarked)
 	if *silent {
-		vs = append(vs, silentVariant(*pbwrap))
+		vs = append(vs, silentVariants(*pbwrap, *other)...)
 	}
 	if err := run(vs, m, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
