@@ -162,9 +162,11 @@ func (b *Burst) Write(p []byte, now time.Time) (deadline time.Time) {
 }
 
 // Busy says that the caller could not read the terminal until the time
-// until (it was busy with what it read, or stopped): a key read then has
-// waited in the terminal's queue, and KeyGap is counted from until. Calling
-// it with an earlier time than before changes nothing.
+// until (it was busy with what it read): what came meanwhile has waited in
+// the terminal's queue, so KeyGap, and the gap that ends a paste, are
+// counted from until. A caller whose reading gives up at the deadline
+// without looking at what waits then still reads it before the paste
+// ends. Calling it with an earlier time than before changes nothing.
 func (b *Burst) Busy(until time.Time) {
 	if until.After(b.ready) {
 		b.ready = until
@@ -217,10 +219,11 @@ func (b *Burst) hold(p []byte) {
 }
 
 // Flush lets time pass: a paste held or open that has had no input for the
-// gap ends (what is held goes to the child as typed). Calling it early is
+// gap, while the caller could read (see Busy), ends (what is held goes to
+// the child as typed). Calling it early is
 // harmless. It returns the next deadline (zero if none).
 func (b *Burst) Flush(now time.Time) (deadline time.Time) {
-	if b.state != burstIdle && !now.Before(b.lastIn.Add(b.gap)) {
+	if b.state != burstIdle && !now.Before(b.after().Add(b.gap)) {
 		b.End()
 	}
 	return b.Deadline()
@@ -253,7 +256,7 @@ func (b *Burst) Deadline() time.Time {
 	if b.state == burstIdle {
 		return time.Time{}
 	}
-	return b.lastIn.Add(b.gap)
+	return b.after().Add(b.gap)
 }
 
 // release sends what is held to the child as typed.

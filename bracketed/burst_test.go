@@ -133,10 +133,18 @@ var burstTests = []struct {
 	{
 		name: "a byte read after the caller was busy, within KeyGap of that, is the paste's",
 		ops: []burstOp{
-			bread(0, "one\rtwo\rthree", gap), bbusy(30*ms, gap), bread(30*ms+KeyGap-1, "\r", 30*ms+KeyGap-1+gap),
+			bread(0, "one\rtwo\rthree", gap), bbusy(30*ms, 30*ms+gap), bread(30*ms+KeyGap-1, "\r", 30*ms+KeyGap-1+gap),
 			bread(40*ms, "x", none),
 		},
 		want: []event{start, data("one\rtwo\rthree\r"), end, typed("x")},
+	},
+	{
+		name: "the caller busy past the gap: the paste waits for what came meanwhile",
+		ops: []burstOp{
+			bread(0, "one\rtwo\rthree\r", gap), bbusy(150*ms, 150*ms+gap), bflush(150*ms, 150*ms+gap),
+			bread(150*ms+ms, "four\r", 151*ms+gap), bflush(151*ms+gap, none),
+		},
+		want: []event{start, data("one\rtwo\rthree\rfour\r"), end},
 	},
 	{
 		name: "text a piece after a paste joins it: a paste's last piece may be short",

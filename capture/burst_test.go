@@ -505,3 +505,27 @@ func TestCursorBlinkAnswer(t *testing.T) {
 		t.Errorf("the child got %q: want the keys, and the answer after DA1, which is the child's", got)
 	}
 }
+
+// When pbwrap's own work on a read of a paste outlasts the gap (a slow
+// disk, a descheduled thread), what came meanwhile was waiting, not a
+// pause of the terminal's: the paste stays open until pbwrap could read
+// for the gap, and a Flush at the old deadline (a relay whose read gave up
+// at it) does not end it.
+func TestBurstBusyCaller(t *testing.T) {
+	b := newBurstRig(t, BurstAuto, false)
+	body := lines(600, "\r")
+	half := len(body) / 2
+	b.in.clock = func() time.Time { return b.now.Add(150 * time.Millisecond) } // Each read's work takes 150 ms.
+	b.read(0, body[:half])
+	b.in.clock = func() time.Time { return b.now }
+	if _, err := b.in.Flush(&b.child, b.now.Add(bracketed.BurstGap)); err != nil {
+		t.Fatal(err)
+	}
+	b.now = b.now.Add(151 * time.Millisecond)
+	b.read(0, body[half:])
+	b.wait(bracketed.BurstGap)
+	path := filepath.Join(b.sess.Dir, "paste-1.txt")
+	if got := b.child.String(); got != "[paste saved: "+path+"]" {
+		t.Fatalf("child got %.100q, want one reference", got)
+	}
+}

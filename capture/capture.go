@@ -349,7 +349,10 @@ func (in *Input) waiting() bool {
 	return !in.askedAt.IsZero() && !in.replies.Done() && !in.silent
 }
 
-// Filter passes the user's input p on to the child w.
+// Filter passes the user's input p on to the child w. While a paste is
+// held or open, the burst detector learns when the call's work was done:
+// what came while it was busy was waiting, no pause of the terminal's (see
+// bracketed.Burst.Busy).
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
@@ -357,6 +360,9 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 		in.clip.write(p, now) // What is no packet comes back to keys.
 	} else {
 		in.keys(p, now)
+	}
+	if in.burst != nil && in.burst.Pending() {
+		in.burst.Busy(in.clock())
 	}
 	return in.deadline(), in.end()
 }
@@ -491,13 +497,7 @@ func (in *Input) begin(w io.Writer, now time.Time) {
 	in.w, in.now, in.readAt, in.err = w, now, now, nil
 }
 
-// end ends a call. While a paste is held or open, the burst detector
-// learns when the call's work was done: a key read from then on was not
-// waiting behind it (see bracketed.Burst.Busy).
 func (in *Input) end() error {
-	if in.burst != nil && in.burst.Pending() {
-		in.burst.Busy(in.clock())
-	}
 	err := in.err
 	in.w, in.err = nil, nil
 	return err
