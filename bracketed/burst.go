@@ -41,6 +41,15 @@ const (
 	// a paste comes milliseconds later at the very least.
 	KeyGap = 2 * time.Millisecond
 
+	// FullRead is the size of a read that filled the line discipline's
+	// buffer (Linux's holds 4,096 bytes, less one): what the terminal
+	// wrote beyond it waits in the kernel, and reaches pbwrap in a read of
+	// its own once the kernel's worker has run, which a busy machine can
+	// delay by milliseconds (a byte after each 4,095 of GNU screen's
+	// 4,096-byte writes). So the read after such a read is the paste's,
+	// whatever it is and whenever it comes within the gap.
+	FullRead = 4095
+
 	// BurstGap is how long a paste stays open when the terminal sends
 	// nothing, by default (see SetGap): it ends when nothing has come for
 	// this long. Until then a paste is held only while it is not yet
@@ -74,7 +83,8 @@ const (
 // minLines line breaks (CR, LF or CRLF). Then it is a paste: PasteStart,
 // everything held as PasteData, then the rest as it comes. A paste held or
 // open ends when the terminal pauses for the gap (BurstGap, or SetGap's),
-// at Flush, or when a key comes at least KeyGap after the input before it:
+// at Flush, or when a key comes at least KeyGap after the input before it
+// (and the read before it did not fill the kernel's buffer, FullRead):
 // what is held goes to the child as Typed (a small paste, as the terminal
 // sent it) or the open paste ends (PasteEnd), then the key goes as Typed.
 // So a large paste is one paste, whole, however it is chunked or paced
@@ -101,10 +111,11 @@ type Burst struct {
 	minBytes, minLines int
 	gap                time.Duration
 
-	state  burstState
-	lastIn time.Time // the time of the last read; zero after End
-	ready  time.Time // the caller could read again from then (Busy)
-	typed  bool      // the last read went to the child as Typed
+	state   burstState
+	lastIn  time.Time // the time of the last read; zero after End
+	ready   time.Time // the caller could read again from then (Busy)
+	typed   bool      // the last read went to the child as Typed
+	readLen int       // the bytes of the last read
 
 	held   []byte // burstHolding: what is held
 	breaks int    // line breaks in held
@@ -135,6 +146,7 @@ func (b *Burst) Write(p []byte, now time.Time) (deadline time.Time) {
 		return b.Deadline()
 	}
 	if !b.lastIn.IsZero() && now.Equal(b.lastIn) { // The rest of the last read.
+		b.readLen += len(p)
 		if b.typed {
 			b.sink.Typed(p)
 		} else {
@@ -149,7 +161,7 @@ func (b *Burst) Write(p []byte, now time.Time) (deadline time.Time) {
 	case b.state == burstIdle:
 		b.typed = false
 		b.join(p)
-	case oneKey(p) && !now.Before(b.after().Add(KeyGap)):
+	case oneKey(p) && !now.Before(b.after().Add(KeyGap)) && b.readLen < FullRead:
 		b.End()
 		b.typed = true
 		b.sink.Typed(p)
@@ -157,7 +169,7 @@ func (b *Burst) Write(p []byte, now time.Time) (deadline time.Time) {
 		b.typed = false
 		b.join(p)
 	}
-	b.lastIn = now
+	b.lastIn, b.readLen = now, len(p)
 	return b.Deadline()
 }
 

@@ -131,6 +131,15 @@ var burstTests = []struct {
 		want: []event{start, data("one\rtwo\rthree\r"), end},
 	},
 	{
+		name: "a byte after a read that filled the kernel's buffer is the rest of the write, however late",
+		ops: []burstOp{
+			bread(0, strings.Repeat("x\r", FullRead/2), gap), bread(0, "y", gap), bread(10*ms, "\r", 10*ms+gap),
+			bread(20*ms, "z", none),
+		},
+		want:     []event{start, data(strings.Repeat("x\r", FullRead/2) + "y\r"), end, typed("z")},
+		minBytes: 8192,
+	},
+	{
 		name: "a byte read after the caller was busy, within KeyGap of that, is the paste's",
 		ops: []burstOp{
 			bread(0, "one\rtwo\rthree", gap), bbusy(30*ms, 30*ms+gap), bread(30*ms+KeyGap-1, "\r", 30*ms+KeyGap-1+gap),
