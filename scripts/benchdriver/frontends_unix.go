@@ -317,22 +317,33 @@ func openWithin(name string, d time.Duration) (*os.File, error) {
 	}
 }
 
+// openReady opens the FIFO that a child's only argument names and says
+// ready on it; or returns nil and the child's exit status.
+func openReady(args []string) (*os.File, int) {
+	if len(args) != 1 {
+		return nil, 2
+	}
+	fifo, err := os.OpenFile(args[0], os.O_WRONLY, 0)
+	if err != nil {
+		return nil, 1
+	}
+	if _, err := fifo.WriteString("ready\n"); err != nil {
+		fifo.Close()
+		return nil, 1
+	}
+	return fifo, 0
+}
+
 // stampMain is the child of the front-end run: it says ready on the FIFO
 // named by args[0], then writes there, for each read of its input, the
 // time of the read (Unix nanoseconds) and its size. The terminal is in raw
 // mode (childMain).
 func stampMain(args []string) int {
-	if len(args) != 1 {
-		return 2
-	}
-	fifo, err := os.OpenFile(args[0], os.O_WRONLY, 0)
-	if err != nil {
-		return 1
+	fifo, status := openReady(args)
+	if fifo == nil {
+		return status
 	}
 	defer fifo.Close()
-	if _, err := fifo.WriteString("ready\n"); err != nil {
-		return 1
-	}
 	buf := make([]byte, 4096)
 	var line []byte
 	for {
@@ -403,17 +414,11 @@ func measureScreenDrops(self string, size, runs int) error {
 // named by args[0], reads its input until a second passes without any,
 // and writes there how many bytes it read.
 func countMain(args []string) int {
-	if len(args) != 1 {
-		return 2
-	}
-	fifo, err := os.OpenFile(args[0], os.O_WRONLY, 0)
-	if err != nil {
-		return 1
+	fifo, status := openReady(args)
+	if fifo == nil {
+		return status
 	}
 	defer fifo.Close()
-	if _, err := fifo.WriteString("ready\n"); err != nil {
-		return 1
-	}
 	n := 0
 	buf := make([]byte, 64<<10)
 	got := make(chan int)
