@@ -236,19 +236,7 @@ func clipAnswer(clip string) string {
 
 func (d *doctor) showConfig(cfg *config) {
 	fmt.Fprintln(d.out, "\nconfiguration (flag > environment > config file > default):")
-	switch {
-	case cfg.file == "":
-		fmt.Fprintln(d.out, "  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
-	case cfg.fileErr != nil:
-		fmt.Fprintf(d.out, "  FAIL  config file: %v\n", printableError(cfg.fileErr))
-		d.problem(fmt.Sprintf("the config file cannot be read: %v", printableError(cfg.fileErr)), "fix or remove the line it names in "+printable(cfg.file))
-	default:
-		if _, err := os.Stat(cfg.file); err != nil {
-			fmt.Fprintf(d.out, "  config file: %s (none there)\n", printable(cfg.file))
-		} else {
-			fmt.Fprintf(d.out, "  config file: %s\n", printable(cfg.file))
-		}
-	}
+	d.checkConfigFile(cfg)
 	// Values, where they come from and why they are bad are printed
 	// escaped: they come from the config file, the environment and the
 	// command line, and a control character would reach the terminal.
@@ -265,6 +253,7 @@ func (d *doctor) showConfig(cfg *config) {
 			d.problem(fmt.Sprintf("bad setting: %v", printableError(s.err)), "correct or remove "+printable(s.origin()))
 		}
 	}
+	d.checkVariables(cfg)
 	if cfg.off {
 		d.problem("pbwrap is off (--off or PBWRAP_OFF): it runs commands unwrapped and saves nothing",
 			"unset PBWRAP_OFF, or drop --off")

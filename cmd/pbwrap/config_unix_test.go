@@ -31,7 +31,7 @@ func TestReadConfigFileNotRegular(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() { // Ends when readConfigFile returns, at once with the fix.
-			_, err := readConfigFile(path)
+			_, _, err := readConfigFile(path, nil)
 			done <- err
 		}()
 		select {

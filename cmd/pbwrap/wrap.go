@@ -29,7 +29,12 @@ var errNoUnix = errors.New("this system is not supported: pbwrap needs a Unix te
 
 // wrap runs argv in a PTY with paste capture, or directly when wrapping
 // is off, nested, or has no terminal to work with.
+//
+// What of the configuration was left out (config.warnings) is said first,
+// once, on standard error, before the command owns the terminal, and in
+// the log.
 func wrap(cfg *config, argv []string) error {
+	cfg.sayWarnings(os.Stderr)
 	path, err := ptyproxy.LookPath(argv[0])
 	if errors.Is(err, errors.ErrUnsupported) {
 		return errNoUnix
@@ -48,6 +53,9 @@ func wrap(cfg *config, argv []string) error {
 		return err
 	}
 	defer logs.close()
+	for _, w := range cfg.warnings() {
+		logs.logf("config: %s", w)
+	}
 	s.SetLog(logs.logf)
 	if err := s.sayIfUnsaved(cfg, logs.logf); err != nil {
 		return err
@@ -89,6 +97,9 @@ func execDirectly(cfg *config, path string, argv []string) error {
 		started = fmt.Sprint(argv)
 	}
 	logger.Printf("start: %s, directly: %s", started, passThroughReason(cfg))
+	for _, w := range cfg.warnings() {
+		logger.Printf("config: %s", w)
+	}
 	closeLog()
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
