@@ -309,7 +309,7 @@ func TestTerminalKeepsBracketedPaste(t *testing.T) {
 }
 
 // When the store fails, a large paste reaches the child inline exactly as
-// the terminal sent it, and pbwrap goes on.
+// the terminal sent it, then the note saying so, and pbwrap goes on.
 func TestStoreFailureDeliversInline(t *testing.T) {
 	for _, bp := range []bool{false, true} {
 		t.Run(modeName(bp), func(t *testing.T) {
@@ -322,8 +322,8 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 			body := ptytest.Lines(300, "kept")
 			term.paste(body, 1000)
 			term.Type([]byte("!"), 0)
-			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
-				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(want))
+			if got, want := term.waitInputHas("!"), bracket(bp, body)+unsavedNote(bp, whyNotDir)+"!"; got != want {
+				t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), ptytest.Tail([]byte(got), 200))
 			}
 			term.WaitOutput("pbwrap: not saving pastes:")
 			term.SignalWrapper(syscall.SIGTERM)
@@ -332,7 +332,8 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 	}
 }
 
-// An unsafe root is refused, with the reason, and pastes go inline.
+// An unsafe root is refused, with the reason, and pastes go inline, each
+// with the note.
 func TestUnsafeRootRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -368,8 +369,8 @@ func TestUnsafeRootRefused(t *testing.T) {
 			body := ptytest.Lines(300, "kept")
 			term.paste(body, 0)
 			term.Type([]byte("!"), 0)
-			if got := term.waitInputHas("!"); got != body+"!" {
-				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(body)+1)
+			if got, want := term.waitInputHas("!"), body+unsavedNote(false, "the root is unsafe")+"!"; got != want {
+				t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), ptytest.Tail([]byte(got), 200))
 			}
 			warning := regexp.MustCompile(`not saving pastes[^\n]*\n`)
 			term.WaitFor("the warning, whole", func() bool { return warning.Match(term.Output()) })

@@ -105,8 +105,8 @@ func TestSymlinkedRootRefusedEndToEnd(t *testing.T) {
 	term.Type([]byte(">"), 0)
 	got := term.waitInputHas(">")
 	got = got[strings.LastIndex(got, "<"):]
-	if want := "<" + pasteStart + body + pasteEnd + ">"; got != want {
-		t.Errorf("child got %q, want the paste inline, exactly", ptytest.Tail([]byte(got), 200))
+	if want := "<" + pasteStart + body + pasteEnd + unsavedNote(true, "the root is unsafe") + ">"; got != want {
+		t.Errorf("child got %q, want the paste inline, exactly, and the note", ptytest.Tail([]byte(got), 200))
 	}
 	if after := listTree(t, moved); after != before {
 		t.Errorf("written through the symlink:\nbefore %s\nafter  %s", before, after)
