@@ -12,6 +12,7 @@ package main
 // PBWRAP_REQUIRE_MOUNT is set (scripts/test sets it where it can mount).
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -134,10 +135,12 @@ func mountExt4(t *testing.T) string {
 		t.Fatalf("truncate: %v\n%s", err, out)
 	}
 	if out, err := exec.Command(mkfs, "-q", "-F", img).CombinedOutput(); err != nil {
-		t.Skipf("no mkfs.ext4 here (%v: %s); scripts/test installs e2fsprogs", err, out)
+		cannotMount(t, fmt.Sprintf("make an ext4 file system (%v: %s; scripts/test installs e2fsprogs)", err, bytes.TrimSpace(out)))
 	}
+	// A machine that mounts a tmpfs may still have no loop devices (a
+	// container): that is no missing install, and the test skips.
 	if out, err := exec.Command("mount", "-o", "loop", img, dir).CombinedOutput(); err != nil {
-		t.Skipf("no loop device to mount an ext4 image on (%v: %s)", err, strings.TrimSpace(string(out)))
+		t.Skipf("no loop device to mount an ext4 image on (%v: %s)", err, bytes.TrimSpace(out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
