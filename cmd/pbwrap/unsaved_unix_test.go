@@ -21,15 +21,7 @@ import (
 // agent's input.
 func (term *terminal) pasteUnsaved(mark string, bp bool, body, why string) {
 	term.t.Helper()
-	term.Type([]byte(mark), 0)
-	term.paste(body, 4096)
-	term.Type([]byte(mark), 0)
-	var got string
-	term.WaitFor("the paste between the marks", func() bool {
-		got = term.File("input")
-		return strings.Count(got, mark) >= 2
-	})
-	got = got[strings.Index(got, mark)+len(mark) : strings.LastIndex(got, mark)]
+	got := term.pasteBetween(mark, body)
 	if want := bracket(bp, body) + unsavedNote(bp, why); got != want {
 		term.t.Errorf("between %q and %q the child got %d bytes, want the %d pasted and the note; first difference at %d, its end: %q",
 			mark, mark, len(got), len(want), diffAt(got, want), ptytest.Tail([]byte(got), 200))
