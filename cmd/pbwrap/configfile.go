@@ -6,7 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pbwrap/pbwrap/internal/envfile"
 	"github.com/pbwrap/pbwrap/internal/fsutil"
@@ -88,23 +90,16 @@ func readConfigText(path string) (string, error) {
 }
 
 // settingNames are the settings' environment variables, in the order
-// help shows them.
-func settingNames() []string {
+// help shows them: made once, as newSettings looks for the default root.
+var settingNames = sync.OnceValue(func() []string {
 	var names []string
 	for _, s := range newSettings() {
 		names = append(names, s.env)
 	}
 	return names
-}
+})
 
-func isSetting(name string) bool {
-	for _, n := range settingNames() {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func isSetting(name string) bool { return slices.Contains(settingNames(), name) }
 
 // unknownSetting is the reason a name that is no setting is refused.
 func unknownSetting(name string) string {
@@ -167,14 +162,7 @@ func envTypos(env []string) []string {
 	return out
 }
 
-func isOwnVariable(name string) bool {
-	for _, n := range ownVariables {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func isOwnVariable(name string) bool { return slices.Contains(ownVariables, name) }
 
 // otherVariables returns the PBWRAP_ variables of env that are neither a
 // setting, nor pbwrap's own, nor a likely typo of a setting, for pbwrap
