@@ -11,8 +11,11 @@ package capture
 // bracketed paste on, as every delivery is), so that no key of it is taken
 // for a command. The user sees it beside the placeholder and can delete
 // it; sent as it is, it tells the model only what happened. Claude Code,
-// Codex, Gemini CLI, Pi and opencode show it as text beside their
-// placeholder, and send it with the paste (scripts/e2e-agents).
+// Codex, Gemini CLI, Qwen Code, Pi and opencode show it as text beside
+// their placeholder, and send it after the paste; Copilot CLI takes
+// whatever comes within about a second of a paste, typed or pasted, for
+// more of it, so there the note ends the paste it saved itself
+// (scripts/e2e-agents, TestUnsavedPaste).
 
 // UnsavedNote is the line typed into the child after a large paste that
 // went in as text because saving it failed; why is the reason in a few

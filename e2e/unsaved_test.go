@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -46,22 +47,22 @@ func TestUnsavedPaste(t *testing.T) {
 			defer s.kill()
 			s.keys("-l", "Look at this: ")
 			s.paste(pasteFile(t))
+			if a.pasteMark != "" {
+				rows = append(rows, savesItself(t, srv, s, a, note))
+				return
+			}
 			screen := s.waitScreen("[pbwrap: not saved (", 20*time.Second)
 			line := screenLine(screen, "[pbwrap: not saved (")
-			time.Sleep(personsPause)
+			s.settle() // As a person reads it first: Gemini CLI takes an Enter too soon after a paste for part of it.
 			s.keys("Enter")
-			mark := sentinel
-			if a.pasteMark != "" {
-				mark = a.pasteMark
-			}
 			var text string
-			if !wait(60*time.Second, func() bool { text = userText(srv.requests(), mark); return text != "" }) {
+			if !wait(60*time.Second, func() bool { text = userText(srv.requests(), sentinel); return text != "" }) {
 				t.Fatalf("no request carried the paste")
 			}
 			switch {
-			case !strings.HasSuffix(strings.TrimSpace(text), note) || strings.Index(text, note) < strings.Index(text, mark):
+			case !strings.HasSuffix(strings.TrimSpace(text), note) || strings.Index(text, note) < strings.Index(text, sentinel):
 				t.Errorf("the user message does not end with the note, after the paste: its end is %q", text[max(0, len(text)-200):])
-			case a.pasteMark == "" && !strings.Contains(text, pasteText()[:200]):
+			case !strings.Contains(text, strings.TrimSpace(pasteText())):
 				t.Errorf("the user message does not carry the paste whole")
 			}
 			rows = append(rows, fmt.Sprintf("| %s | %s | `%s` | %d bytes, the note last |", a.name, agentVersion(t, a.name), strings.TrimSpace(line), len(text)))
@@ -70,6 +71,42 @@ func TestUnsavedPaste(t *testing.T) {
 	t.Cleanup(func() {
 		fmt.Printf("\n| agent | version | its input after the paste | the user message sent |\n|---|---|---|---|\n%s\n", strings.Join(rows, "\n"))
 	})
+}
+
+// savesItself is TestUnsavedPaste for an agent that saves a large paste
+// itself (a.pasteMark): Copilot CLI takes whatever comes within about a
+// second of a paste, typed or pasted, for more of it, so the note goes
+// into the paste and not onto the screen after its placeholder. It sends
+// the model the paste as text, or a mention of the file it saved, as it
+// does natively; either way the paste is whole and the note comes last.
+func savesItself(t *testing.T, srv *server, s *tmux, a agentCase, note string) string {
+	t.Helper()
+	s.settle()
+	line := screenLine(s.screen(), "Look at this: ")
+	s.keys("Enter")
+	var text string
+	if !wait(60*time.Second, func() bool {
+		text = userText(srv.requests(), a.pasteMark)
+		if text == "" {
+			text = userText(srv.requests(), sentinel)
+		}
+		return text != ""
+	}) {
+		t.Fatalf("no request carried the paste or the agent's mention of it")
+	}
+	got, sent := text, "as text"
+	if m := regexp.MustCompile(regexp.QuoteMeta(a.pasteMark) + `"([^"]+)"`).FindStringSubmatch(text); m != nil {
+		saved, err := os.ReadFile(m[1])
+		if err != nil {
+			t.Fatalf("the agent's file of the paste: %v", err)
+		}
+		got, sent = strings.ReplaceAll(string(saved), "\r", ""), "as a mention of its file"
+	}
+	if !strings.Contains(got, strings.TrimSpace(pasteText())) || !strings.HasSuffix(strings.TrimSpace(got), note) {
+		t.Errorf("the paste sent %s is not whole, then the note: its end is %q", sent, got[max(0, len(got)-200):])
+	}
+	return fmt.Sprintf("| %s | %s | `%s` (the note is in the paste it saved) | %d bytes, the paste %s, the note last |",
+		a.name, agentVersion(t, a.name), strings.TrimSpace(line), len(text), sent)
 }
 
 // screenLine is the line of screen that holds want.

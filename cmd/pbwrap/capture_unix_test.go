@@ -451,6 +451,35 @@ func vmHWM(t *testing.T, pid int) (int, bool) {
 // The child learns its session, and a known agent gets the flag that lets
 // it read the saved pastes, unless --no-agent-args.
 func TestSessionEnvAndAgentArgs(t *testing.T) {
+	t.Run("root is a directory", testSessionEnvAndAgentArgs)
+	// A root that is no directory gives the agent nothing: Copilot CLI did
+	// not start with --add-dir of a path under a regular file (issue 39),
+	// and nothing can be saved there at start anyway.
+	t.Run("root is no directory", func(t *testing.T) {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		claude := filepath.Join(t.TempDir(), "claude")
+		if err := os.Symlink(self, claude); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		term := startPbwrap(t, ptytest.Job{
+			Env:     []string{"PBWRAP_ROOT=" + filepath.Join(file, "root")},
+			Command: []string{claude, "ready", "exit:0"},
+		})
+		term.WantExit("exit 0")
+		if report := term.File("report"); strings.Contains(report, "arg ") {
+			t.Errorf("child reported %q, want no argument of pbwrap's", report)
+		}
+	})
+}
+
+func testSessionEnvAndAgentArgs(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

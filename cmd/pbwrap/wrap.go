@@ -65,8 +65,15 @@ func wrap(cfg *config, argv []string) error {
 		logs.logf("%s", moved)
 	}
 	if !cfg.noAgentArgs && s.Root() != "" {
-		s.agent = argv
-		argv = agent.AddArgs(argv, s.Root())
+		if err := isDirectory(s.Root()); err != nil {
+			// An agent may refuse to start on a directory that is not one
+			// (Copilot CLI's --add-dir does): with nothing to read there
+			// yet, the agent starts as it would without pbwrap.
+			logs.logf("agent: %s gets nothing of the root: %v", filepath.Base(argv[0]), err)
+		} else {
+			s.agent = argv
+			argv = agent.AddArgs(argv, s.Root())
+		}
 	}
 	logs.debugf("start: %s, session %s, root %s", argv, s.ID(), s.Root())
 	waitCleanup := startCleanup(cleanupRoots(cfg, s.Root()), cfg, logs)
@@ -79,6 +86,19 @@ func wrap(cfg *config, argv []string) error {
 	sayOrphans(in.Orphans()) // The terminal is restored: it is pbwrap's again.
 	logs.debugf("exit: status %d", status)
 	return quietExit(status)
+}
+
+// isDirectory says why path is not a directory, following symlinks; nil
+// when it is one.
+func isDirectory(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	}
+	return nil
 }
 
 // execDirectly runs argv in pbwrap's place, unwrapped, with the
