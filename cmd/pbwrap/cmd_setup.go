@@ -18,6 +18,7 @@ var setupCommand = &command{
 	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
 	helpFunc:  setupHelp,
 	run:       runSetup,
+	warns:     true,
 	flagDecls: []flagDecl{{name: "yes", short: "y"}, {name: "print"}, {name: "remove"}, {name: "force"}},
 	args:      hookedArgs,
 }

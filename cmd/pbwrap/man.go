@@ -146,6 +146,8 @@ func writeConfigTable(b *strings.Builder, settings []*setting) {
 		}
 		fmt.Fprintf(b, ".TP\n.B %s\n%s; default: %s\n", roffEscape("--"+s.flag), roffEscape(env), roffEscape(def))
 	}
+	b.WriteString(".SS The config file\n")
+	writeRoffText(b, configHelp)
 }
 
 func findSetting(settings []*setting, flag string) *setting {
