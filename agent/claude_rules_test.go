@@ -99,35 +99,3 @@ func TestMatchPrefixIsLinear(t *testing.T) {
 		}
 	}
 }
-
-// Gemini CLI's file tools refuse what .geminiignore names; its hook does
-// too, in the way of gitignore, a "!" taking nothing back.
-func TestGeminiIgnoreRules(t *testing.T) {
-	proj := t.TempDir()
-	sub := filepath.Join(proj, "sub")
-	if err := os.MkdirAll(sub, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ignore := "# secrets\n.env\n/build/\nconf/*.key\n!conf/public.key\n\n"
-	if err := os.WriteFile(filepath.Join(proj, ".geminiignore"), []byte(ignore), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rules := ignoreFileRules(".geminiignore")(Env{})
-	for _, tt := range []struct {
-		cwd, path, rule string
-	}{
-		{proj, filepath.Join(proj, "main.go"), ""},
-		{proj, filepath.Join(proj, ".env"), `".env" in ` + filepath.Join(proj, ".geminiignore")},
-		{proj, filepath.Join(proj, "a", "b", ".env"), `".env"`},
-		{proj, filepath.Join(proj, "build", "out.txt"), `"/build/"`},
-		{proj, filepath.Join(proj, "src", "build", "out.txt"), ""},
-		{proj, filepath.Join(proj, "conf", "public.key"), `"conf/*.key"`},
-		{sub, filepath.Join(sub, ".env"), `".env"`},
-		{proj, filepath.Join(filepath.Dir(proj), ".env"), ""},
-	} {
-		rule, denied := rules(tt.cwd, tt.path)
-		if denied != (tt.rule != "") || !strings.Contains(rule, tt.rule) {
-			t.Errorf("in %s, %s: denied %v by %q, want %q", tt.cwd, tt.path, denied, rule, tt.rule)
-		}
-	}
-}

@@ -30,8 +30,8 @@ var opencode = &Agent{
 		// replaceAll), and apply_patch (patchText), which GPT models get
 		// instead of edit and write.
 		Protocol: pasteref.Protocol{Event: "tool.execute.before", Reply: pasteref.ToolInput, Tools: []pasteref.Tool{
-			{Name: "write", Fields: []string{"content"}},
-			{Name: "edit", Fields: []string{"newString"}},
+			{Name: "write", Fields: []string{"content"}, Target: "filePath"},
+			{Name: "edit", Fields: []string{"newString"}, Target: "filePath"},
 			{Name: "apply_patch", Fields: []string{"patchText"}, Patch: true},
 		}},
 		File: func(env Env) (string, error) {

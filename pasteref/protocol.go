@@ -32,6 +32,11 @@ type Protocol struct {
 	// that the agent reads a saved paste without asking; any other goes
 	// on unchanged. Only for the UpdatedInput and AllowedInput replies.
 	Reads []Tool
+	// Approves: the agent takes a rewritten call only with an approval
+	// that also answers the question it would have asked the user (Qwen
+	// Code's PermissionRequest). A call with references is then refused
+	// (ErrApproval), so that a reference never decides for the user.
+	Approves bool
 }
 
 // Reply is the form of a hook's answer.
@@ -82,6 +87,10 @@ type Tool struct {
 	// must be a whole added line and becomes one added line per line of
 	// its range (ExpandPatch).
 	Patch bool
+	// Target is the string member naming the file the call writes
+	// ("file_path"), which the hook judges (ErrGuarded); a patch names
+	// its files in its headers.
+	Target string
 }
 
 // String describes what of the tool's input the hook expands, as help
@@ -180,6 +189,9 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	}
 	if len(fields) == 0 {
 		return nil, nil
+	}
+	if e := p.checkApproval(tool, input, fields, req.Cwd, sc.Home); e != nil {
+		return p.denyWith(e, approvalAction)
 	}
 	var perr *Error
 	switch err := expandFields(req.Cwd, sc, fields); {
@@ -307,8 +319,11 @@ func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Sco
 }
 
 // deny answers with the call denied, the report of e as the reason.
-func (p *Protocol) deny(e *Error) ([]byte, error) {
-	reason := e.Report(hookAction)
+func (p *Protocol) deny(e *Error) ([]byte, error) { return p.denyWith(e, hookAction) }
+
+// denyWith is deny with the action the model is told to take.
+func (p *Protocol) denyWith(e *Error, action string) ([]byte, error) {
+	reason := e.Report(action)
 	switch p.Reply {
 	case PermissionInput:
 		type decision struct {
