@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -225,8 +224,6 @@ type patternList struct {
 	err      error
 }
 
-var lineEnds = regexp.MustCompile(`\r\n|\n|\r`)
-
 // readPatternFiles reads names, relative to root, the first taking
 // precedence (read last); a file that is missing or cannot be read has
 // no patterns, as in Gemini CLI. A name that is no settings-sized
@@ -261,7 +258,7 @@ func readLines(file string) ([]string, error) {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	return lineEnds.Split(string(data), -1), nil
+	return strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n"), "\n"), nil
 }
 
 func (l *patternList) ignores(rel string) (string, bool, error) {
@@ -272,7 +269,10 @@ func (l *patternList) ignores(rel string) (string, bool, error) {
 		return "", false, nil
 	}
 	ignored, rule, err := gitignore.New(true).Add(l.patterns...).Ignores(rel)
-	if err != nil || !ignored {
+	switch {
+	case errors.Is(err, gitignore.ErrTooDeep):
+		return "", false, err
+	case err != nil || !ignored:
 		return "", false, nil // node-ignore throws; Gemini CLI takes it as not ignored.
 	}
 	return fmt.Sprintf("%q in %s", rule.Pattern, strings.Join(l.files, ", ")), true, nil
@@ -343,8 +343,11 @@ func (p *gitIgnoreParser) ignores(rel string) (string, bool, error) {
 	}
 	all := gitignore.New(true).AddMatcher(ig).AddMatcher(p.extra)
 	ignored, rule, err := all.Ignores(rel)
-	if err != nil || !ignored {
-		return "", false, nil
+	switch {
+	case errors.Is(err, gitignore.ErrTooDeep):
+		return "", false, err
+	case err != nil || !ignored:
+		return "", false, nil // As Gemini CLI, which catches node-ignore's throw.
 	}
 	where := "the repository's ignore files (.gitignore, .git/info/exclude)"
 	if p.extraFiles != "" {

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ErrPath: the path is not one node-ignore takes (empty, absolute, or
@@ -39,20 +40,37 @@ type Rule struct {
 
 // A Matcher holds patterns, in the order they were added.
 type Matcher struct {
-	ignoreCase bool
-	rules      []*Rule
+	ignoreCase  bool
+	bangClasses bool
+	rules       []*Rule
 }
 
 // New returns an empty Matcher; ignoreCase as node-ignore's option of
 // that name, which is true unless a caller says otherwise.
 func New(ignoreCase bool) *Matcher { return &Matcher{ignoreCase: ignoreCase} }
 
+// BangClasses makes "[!...]" in the patterns added after it the class of
+// the characters it does not list, as git and Claude Code read it
+// (node-ignore takes the "!" for one of the class's characters).
+func (m *Matcher) BangClasses() *Matcher {
+	m.bangClasses = true
+	return m
+}
+
+// MaxDepth bounds the names of a path Ignores judges: each parent is
+// tested, so the time grows with the square of the depth. No project is
+// that deep; a deeper path is ErrTooDeep, which a hook takes as denied.
+const MaxDepth = 256
+
+// ErrTooDeep: the path has more than MaxDepth names.
+var ErrTooDeep = errors.New("the path lies below too many directories to be judged")
+
 // Add adds patterns, each split at its line ends; blank lines, comments
 // ("#...") and a pattern ending in a lone backslash are skipped, as
 // node-ignore skips them.
 func (m *Matcher) Add(patterns ...string) *Matcher {
 	for _, p := range patterns {
-		for _, line := range crlf.Split(p, -1) {
+		for _, line := range res().crlf.Split(p, -1) {
 			if valid(line) {
 				m.rules = append(m.rules, m.rule(line))
 			}
@@ -70,16 +88,9 @@ func (m *Matcher) AddMatcher(o *Matcher) *Matcher {
 // Len is the number of rules.
 func (m *Matcher) Len() int { return len(m.rules) }
 
-var (
-	crlf             = regexp.MustCompile(`\r?\n`)
-	blank            = regexp.MustCompile(`^\s+$`)
-	trailingBackslsh = regexp.MustCompile(`(?:[^\\]|^)\\$`)
-	invalidPath      = regexp.MustCompile(`^\.*/|^\.+$`)
-)
-
 // valid is node-ignore's checkPattern.
 func valid(p string) bool {
-	return p != "" && !blank.MatchString(p) && !trailingBackslsh.MatchString(p) && !strings.HasPrefix(p, "#")
+	return p != "" && !res().blank.MatchString(p) && !res().trailingBackslsh.MatchString(p) && !strings.HasPrefix(p, "#")
 }
 
 // rule makes the rule of one pattern (node-ignore's createRule).
@@ -94,7 +105,7 @@ func (m *Matcher) rule(pattern string) *Rule {
 	} else if strings.HasPrefix(body, `\#`) {
 		body = "#" + body[2:]
 	}
-	src := trailingWildcard(regexPrefix(body))
+	src := trailingWildcard(regexPrefix(body, m.bangClasses))
 	if m.ignoreCase {
 		src = "(?i)" + src
 	}
@@ -109,8 +120,11 @@ func (m *Matcher) rule(pattern string) *Rule {
 // (nil when none did). An error is ErrPath, or a pattern Go's regular
 // expressions cannot take (node-ignore would throw there too).
 func (m *Matcher) Ignores(path string) (bool, *Rule, error) {
-	if path == "" || invalidPath.MatchString(path) {
+	if path == "" || res().invalidPath.MatchString(path) {
 		return false, nil, fmt.Errorf("%q: %w", path, ErrPath)
+	}
+	if strings.Count(path, "/") >= MaxDepth {
+		return false, nil, fmt.Errorf("%.60q...: %w", path, ErrTooDeep)
 	}
 	res, err := m.walk(path)
 	return res.ignored, res.rule, err
@@ -163,19 +177,32 @@ func (m *Matcher) test(path string) (result, error) {
 	return res, nil
 }
 
-// The steps of node-ignore's REPLACERS that Go's regular expressions can
-// take as they are.
-var (
-	trailingSpaces = regexp.MustCompile(`((?:\\\\)*?)(\\?\s+)$`)
-	escapedSpace   = regexp.MustCompile(`(\\+?)\s`)
-	specials       = regexp.MustCompile(`[\\$.|*+(){^]`)
-	leadingGlobDir = regexp.MustCompile(`^\^*\\\*\\\*\\/`)
-	starsAfter     = regexp.MustCompile(`(^|[^\\]+)((?:\\\*)+)`)
-	escapedSpecial = regexp.MustCompile(`\\\\\\([$.|*+(){^])`)
-	rangeExpr      = regexp.MustCompile(`(\\)?\[([^\]/]*?)(\\*)($|\])`)
-	reversedRange  = regexp.MustCompile(`([0-z])-([0-z])`)
-	endWildcard    = regexp.MustCompile(`(^|\\/)?\\\*$`)
-)
+// res are the regular expressions of node-ignore's steps that Go's can
+// take as they are, made once, when first needed (not at start-up).
+var res = sync.OnceValue(func() *expressions {
+	return &expressions{
+		crlf:             regexp.MustCompile(`\r?\n`),
+		blank:            regexp.MustCompile(`^\s+$`),
+		trailingBackslsh: regexp.MustCompile(`(?:[^\\]|^)\\$`),
+		invalidPath:      regexp.MustCompile(`^\.*/|^\.+$`),
+		trailingSpaces:   regexp.MustCompile(`((?:\\\\)*?)(\\?\s+)$`),
+		escapedSpace:     regexp.MustCompile(`(\\+?)\s`),
+		specials:         regexp.MustCompile(`[\\$.|*+(){^]`),
+		leadingGlobDir:   regexp.MustCompile(`^\^*\\\*\\\*\\/`),
+		starsAfter:       regexp.MustCompile(`(^|[^\\]+)((?:\\\*)+)`),
+		escapedSpecial:   regexp.MustCompile(`\\\\\\([$.|*+(){^])`),
+		rangeExpr:        regexp.MustCompile(`(\\)?\[([^\]/]*?)(\\*)($|\])`),
+		reversedRange:    regexp.MustCompile(`([0-z])-([0-z])`),
+		endWildcard:      regexp.MustCompile(`(^|\\/)?\\\*$`),
+	}
+})
+
+// expressions are node-ignore's steps' regular expressions.
+type expressions struct {
+	crlf, blank, trailingBackslsh, invalidPath                         *regexp.Regexp
+	trailingSpaces, escapedSpace, specials, leadingGlobDir, starsAfter *regexp.Regexp
+	escapedSpecial, rangeExpr, reversedRange, endWildcard              *regexp.Regexp
+}
 
 // nothing matches no character, as JavaScript's "[]", which Go does not
 // take; anything matches any, as JavaScript's "[^]". Both are written in
@@ -191,26 +218,26 @@ const endOfName = `(?:$|/$)`
 
 // regexPrefix is node-ignore's makeRegexPrefix: REPLACERS applied in
 // order to the pattern's body.
-func regexPrefix(pattern string) string {
+func regexPrefix(pattern string, bangClasses bool) string {
 	s := strings.TrimPrefix(pattern, "\uFEFF")
-	s = trailingSpaces.ReplaceAllStringFunc(s, func(m string) string {
-		g := trailingSpaces.FindStringSubmatch(m)
+	s = res().trailingSpaces.ReplaceAllStringFunc(s, func(m string) string {
+		g := res().trailingSpaces.FindStringSubmatch(m)
 		if strings.HasPrefix(g[2], `\`) {
 			return g[1] + " "
 		}
 		return g[1]
 	})
-	s = escapedSpace.ReplaceAllStringFunc(s, func(m string) string {
-		g := escapedSpace.FindStringSubmatch(m)
+	s = res().escapedSpace.ReplaceAllStringFunc(s, func(m string) string {
+		g := res().escapedSpace.FindStringSubmatch(m)
 		return g[1][:len(g[1])-len(g[1])%2] + " "
 	})
-	s = specials.ReplaceAllString(s, `\$0`)
+	s = res().specials.ReplaceAllString(s, `\$0`)
 	s = strings.ReplaceAll(s, "?", "[^/]")
 	if strings.HasPrefix(s, "/") {
 		s = "^" + s[1:]
 	}
 	s = strings.ReplaceAll(s, "/", `\/`)
-	s = leadingGlobDir.ReplaceAllLiteralString(s, `^(?:.*\/)?`)
+	s = res().leadingGlobDir.ReplaceAllLiteralString(s, `^(?:.*\/)?`)
 	if s != "" && s[0] != '^' {
 		// A slash anywhere but at the end anchors the pattern.
 		if i := strings.IndexByte(pattern, '/'); i >= 0 && i < len(pattern)-1 {
@@ -221,14 +248,16 @@ func regexPrefix(pattern string) string {
 	}
 	s = globDirs(s)
 	s = stars(s)
-	s = escapedSpecial.ReplaceAllString(s, `\$1`)
+	s = res().escapedSpecial.ReplaceAllString(s, `\$1`)
 	s = strings.ReplaceAll(s, `\\`, `\`)
-	s = rangeExpr.ReplaceAllStringFunc(s, func(m string) string {
-		g := rangeExpr.FindStringSubmatch(m)
+	s = res().rangeExpr.ReplaceAllStringFunc(s, func(m string) string {
+		g := res().rangeExpr.FindStringSubmatch(m)
 		lead, rng, end, closing := g[1], g[2], g[3], g[4]
 		switch {
 		case lead == `\`:
 			return `\[` + rng + end[:len(end)-len(end)%2] + closing
+		case closing == "]" && len(end)%2 == 0 && bangClasses && strings.HasPrefix(rng, "!"):
+			return class(`^` + sanitizeRange(rng[1:]) + end)
 		case closing == "]" && len(end)%2 == 0:
 			return class(sanitizeRange(rng) + end)
 		}
@@ -259,7 +288,7 @@ func class(body string) string {
 // sanitizeRange drops the ranges written backwards ("z-a"), as
 // node-ignore does.
 func sanitizeRange(r string) string {
-	return reversedRange.ReplaceAllStringFunc(r, func(m string) string {
+	return res().reversedRange.ReplaceAllStringFunc(r, func(m string) string {
 		if m[0] <= m[2] {
 			return m
 		}
@@ -299,7 +328,7 @@ func globDirs(s string) string {
 func stars(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range starsAfter.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range res().starsAfter.FindAllStringSubmatchIndex(s, -1) {
 		start, end, p1end, p2start := m[0], m[1], m[3], m[4]
 		if end == len(s) {
 			// JavaScript's lookahead (?=.+) gives one "\*" back.
@@ -320,7 +349,7 @@ func stars(s string) string {
 // trailingWildcard is node-ignore's last step for ignores: a "*" at the
 // end matches a whole name.
 func trailingWildcard(s string) string {
-	if m := endWildcard.FindStringSubmatchIndex(s); m != nil {
+	if m := res().endWildcard.FindStringSubmatchIndex(s); m != nil {
 		prefix := `[^/]*`
 		if m[2] >= 0 && m[3] > m[2] {
 			prefix = s[m[2]:m[3]] + `[^/]+`

@@ -1,6 +1,10 @@
 package gitignore
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 // Cases node-ignore 7.0.0 answers so (TestAgainstNodeIgnore asks it):
 // they hold without Node.js too.
@@ -31,6 +35,18 @@ func TestMatcher(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("%q (ignorecase %v), %q: %v, %v; want %v", tt.patterns, tt.ignoreCase, tt.path, got, err, tt.want)
 		}
+	}
+	// [!...] as git reads it, when asked for.
+	for _, tt := range []struct {
+		pattern, path string
+		want          bool
+	}{{".[!.]*", ".env", true}, {".[!.]*", "..x", false}, {".[!e]*", ".env", false}, {"[!]", "x", true}} { // "[!]": any one character (denying more) {
+		if got, _, _ := New(true).BangClasses().Add(tt.pattern).Ignores(tt.path); got != tt.want {
+			t.Errorf("BangClasses %q, %q: %v, want %v", tt.pattern, tt.path, got, tt.want)
+		}
+	}
+	if _, _, err := New(true).Add("x").Ignores(strings.Repeat("a/", MaxDepth) + "x"); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("a path %d deep: %v", MaxDepth+1, err)
 	}
 	if _, _, err := New(true).Add("x").Ignores("../x"); err == nil {
 		t.Error(`"../x": no error`)
