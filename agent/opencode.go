@@ -34,6 +34,9 @@ var opencode = &Agent{
 			{Name: "edit", Fields: []string{"newString"}, Target: "filePath"},
 			{Name: "apply_patch", Fields: []string{"patchText"}, Patch: true},
 		}},
+		// Its read tool asks, or refuses, what its permission.read rules
+		// say (opencode_rules.go).
+		ReadRules: opencodeReadRules,
 		File: func(env Env) (string, error) {
 			return env.file("XDG_CONFIG_HOME", ".config", filepath.Join("opencode", "plugin", "pbwrap.js"))
 		},
