@@ -131,9 +131,12 @@ func (a *Agent) Plan(r *Run, remove bool) ([]*Change, error) {
 // The file keeps its mode and its owner. It leaves the file as it is,
 // with an error that says why, when
 //
-//   - it changed since Plan read it, compared once the new file is
-//     written, just before it replaces the old: the agent may have
-//     written it meanwhile, and the change would undo that;
+//   - it changed since Plan read it: the agent may have written it
+//     meanwhile, and the change would undo that. Where the system swaps
+//     two names in one step (Linux, macOS), the new file takes the old
+//     one's place that way and the old one is compared after the swap,
+//     and swapped back if it changed, so no change made before the swap
+//     is lost; elsewhere (FreeBSD) it is compared just before the rename;
 //   - it has more than one hard link: a new file in its place would split
 //     it from its other names, which would keep the old text;
 //   - it is read-only, unless Force;
@@ -180,6 +183,18 @@ func (c *Change) Write() (backup string, err error) {
 		Durable:      true,
 		Owner:        owner,
 		BeforeRename: unchanged,
+		Displaced: func(name string) error {
+			// The file as it was when it left path: a change made at
+			// any time before the swap is there, and swapped back.
+			now, _, err := fsutil.ReadRegularNoFollow(name, MaxSettingsBytes)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(now, c.Old) {
+				return fmt.Errorf("%s %w", c.Path, errChanged)
+			}
+			return nil
+		},
 	})
 	switch {
 	case errors.Is(err, errChanged):
