@@ -141,9 +141,9 @@ func (a *Agent) Plan(r *Run, remove bool) ([]*Change, error) {
 //     it from its other names, which would keep the old text;
 //   - it is read-only, unless Force;
 //   - another user owns it, or owns the directory a new file goes in,
-//     unless pbwrap runs as root (sudo with the user's HOME): then the new
-//     file, its backup and the directories made for it are given to that
-//     user, who must go on reading them.
+//     root included: root writes only root's files (pbwrap setup under
+//     sudo acts as the user who ran sudo, with that user's rights alone:
+//     cmd/pbwrap's asSudoUser).
 func (c *Change) Write() (backup string, err error) {
 	owner, err := c.owner()
 	if err != nil {
@@ -232,8 +232,6 @@ func (c *Change) owner() (*fsutil.FileID, error) {
 		return nil, fmt.Errorf("it is read-only (mode %#o): --force writes it anyway, keeping its mode", fi.Mode().Perm())
 	case id.UID == euid:
 		return nil, nil
-	case euid == 0:
-		return &fsutil.FileID{UID: id.UID, GID: id.GID}, nil
 	case isFile:
 		return nil, fmt.Errorf("it is owned by uid %d, and you are uid %d: run setup as that user", id.UID, euid)
 	}

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -95,9 +94,14 @@ func TestChangeWriteKeepsTheFile(t *testing.T) {
 		}
 	})
 
+	// Issue 37: root gave a file it wrote to the owner of the file or of
+	// the directory it went in, so a link planted by the user led it to
+	// rewrite a file of root's, and a read-only directory did not stop it.
+	// Root now writes only root's files; under sudo, pbwrap setup acts as
+	// the user (cmd/pbwrap TestSetupUnderSudo).
 	t.Run("as root, the user's file", func(t *testing.T) {
 		if os.Geteuid() != 0 {
-			t.Skip("needs root: pbwrap setup run under sudo with the user's HOME")
+			t.Skip("needs root")
 		}
 		const uid, gid = 65534, 65534
 		home := filepath.Join(dir, "home")
@@ -114,22 +118,13 @@ func TestChangeWriteKeepsTheFile(t *testing.T) {
 		if err := os.Chown(p, uid, gid); err != nil {
 			t.Fatal(err)
 		}
-		backup, err := newChange(t, p, `{"hooks":{}}`).Write()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh := filepath.Join(home, ".claude", "new", "settings.json")
-		if _, err := newChange(t, fresh, `{"hooks":{}}`).Write(); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{p, backup, filepath.Join(home, ".claude"), filepath.Dir(fresh), fresh} {
-			fi, err := os.Stat(f)
-			if err != nil {
-				t.Fatal(err)
+		for _, f := range []string{p, filepath.Join(home, ".claude", "new", "settings.json")} {
+			if _, err := newChange(t, f, `{"hooks":{}}`).Write(); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+				t.Errorf("%s: %v, want it refused: another user's", f, err)
 			}
-			if st := fi.Sys().(*syscall.Stat_t); st.Uid != uid || st.Gid != gid {
-				t.Errorf("%s: owned by %d:%d, want the user's %d:%d", f, st.Uid, st.Gid, uid, gid)
-			}
+		}
+		if b, _ := os.ReadFile(p); string(b) != "{}" {
+			t.Errorf("the user's file was changed: %s", b)
 		}
 	})
 
