@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -309,13 +310,45 @@ func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Sco
 	s := newScope("", Scope{Roots: sc.Roots, Session: sc.Session, Home: sc.Home, Deny: sc.Deny})
 	defer s.Close()
 	s.cwds = []string{cwd} // For the agent's read rules: no scope directory.
-	f, err := s.open(path)
+	f, real, err := s.openFile(path)
 	if err != nil {
 		return nil, nil
 	}
-	_ = f.Close() // Only opened, to check it: nothing read.
+	defer f.Close() // Only opened, to judge it: nothing read.
+	if !sameAsPath(f, path, real) {
+		return nil, nil
+	}
+	// The agent reads the file itself, after the answer: it is pointed at
+	// the real path, which goes through no link (none below the root, none
+	// a reference's spelling put above it), and reads what was judged
+	// unless a name on that path is renamed in the moment between.
 	b := append([]byte(`{"hookSpecificOutput":{"hookEventName":`), appendString(nil, []byte(p.Event))...)
-	return append(b, `,"permissionDecision":"allow"}}`+"\n"...), nil
+	b = append(b, `,"permissionDecision":"allow","updatedInput":{`...)
+	b = appendString(b, []byte(read.Fields[0]))
+	b = append(b, ':')
+	b = appendString(b, []byte(real))
+	return append(b, "}}}\n"...), nil
+}
+
+// sameAsPath reports whether the file f, opened below its scope
+// directory without following a link, is what path and real lead to now,
+// following links as the agent's own read does: the same file (device
+// and inode), and real, resolved, is itself. A link swapped in anywhere
+// on either path before this check makes it false.
+func sameAsPath(f *os.File, path, real string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
+		return false
+	}
+	for _, p := range []string{path, real} {
+		if st, err := os.Stat(p); err != nil || !os.SameFile(st, fi) {
+			return false
+		}
+	}
+	return true
 }
 
 // deny answers with the call denied, the report of e as the reason.
