@@ -14,7 +14,8 @@ import (
 )
 
 // Claude Code's read rules. Its settings deny its tools files with
-// permissions.deny entries "Read(SPEC)" (or "Read" alone, every file), in
+// permissions.deny entries "Read(SPEC)" (or "Read" alone, every file), and
+// have it ask first with permissions.ask entries of the same form, in
 // every settings file it reads: managed (by an administrator), the user's,
 // and the project's shared and local files. pbwrap's hook reads with all
 // of the user's rights, so it honours them: a reference to a file Claude
@@ -78,10 +79,10 @@ func claudeReadRules(env Env) func(cwd, path string) (string, bool) {
 				return fmt.Sprintf("%v: a hook honours its read rules, and cannot read them", r.err), true
 			}
 			bases := []string{filepath.Dir(file), filepath.Dir(filepath.Dir(file))}
-			for _, spec := range r.specs {
+			for i, spec := range r.specs {
 				for _, home := range homes {
 					if denies(spec, p, cwd, home, bases) {
-						return fmt.Sprintf("%s in %s", ruleText(spec), file), true
+						return fmt.Sprintf("%s in %s%s", ruleText(spec), file, r.kinds[i]), true
 					}
 				}
 			}
@@ -114,14 +115,19 @@ func claudeSettingsFiles(env Env, cwd string) []string {
 }
 
 // settingsRules are the read rules of one settings file: the SPECs of its
-// Read deny rules ("" for "Read" alone), or why it could not be read.
+// Read deny and ask rules ("" for "Read" alone), each with its kind for
+// messages, or why it could not be read.
 type settingsRules struct {
 	specs []string
+	kinds []string
 	err   error
 }
 
-// readSettingsRules reads the Read deny rules of a settings file. A
-// missing file has none; one that cannot be read or parsed is an error.
+// readSettingsRules reads the Read deny and ask rules of a settings file:
+// Claude Code asks the user before a read an ask rule names, whatever
+// its allow rules say, and a hook cannot ask, so an ask rule keeps a file
+// out as a deny rule does. A missing file has none; one that cannot be
+// read or parsed is an error.
 func readSettingsRules(file string) settingsRules {
 	// Bounded, and without waiting: the agent can write a project's
 	// settings file, and make it a named pipe or a huge file.
@@ -137,23 +143,30 @@ func readSettingsRules(file string) settingsRules {
 	var s struct {
 		Permissions struct {
 			Deny []any `json:"deny"`
+			Ask  []any `json:"ask"`
 		} `json:"permissions"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
 		return settingsRules{err: fmt.Errorf("Claude Code's settings %s: %w", file, err)}
 	}
 	var r settingsRules
-	for _, d := range s.Permissions.Deny {
-		rule, ok := d.(string)
-		if !ok {
-			continue
-		}
-		rule = strings.TrimSpace(rule)
-		switch {
-		case rule == "Read":
-			r.specs = append(r.specs, "")
-		case strings.HasPrefix(rule, "Read(") && strings.HasSuffix(rule, ")"):
-			r.specs = append(r.specs, strings.TrimSpace(rule[len("Read("):len(rule)-1]))
+	for _, l := range []struct {
+		kind string
+		list []any
+	}{{"", s.Permissions.Deny}, {" (an ask rule: Claude Code would ask you)", s.Permissions.Ask}} {
+		kind := l.kind
+		for _, d := range l.list {
+			rule, ok := d.(string)
+			if !ok {
+				continue
+			}
+			rule = strings.TrimSpace(rule)
+			switch {
+			case rule == "Read":
+				r.specs, r.kinds = append(r.specs, ""), append(r.kinds, kind)
+			case strings.HasPrefix(rule, "Read(") && strings.HasSuffix(rule, ")"):
+				r.specs, r.kinds = append(r.specs, strings.TrimSpace(rule[len("Read("):len(rule)-1])), append(r.kinds, kind)
+			}
 		}
 	}
 	return r

@@ -40,6 +40,7 @@ func TestHookHonoursAgentReadRules(t *testing.T) {
 			{"Read(~/...) in the user's settings", map[string]string{"~/.claude/settings.json": `{"permissions":{"deny":["Read(~/proj/token)"]}}`}, nil, "token"},
 			{"Read(//abs)", map[string]string{"~/.claude/settings.json": `{"permissions":{"deny":["Read(//@PROJ@/abs.txt)"]}}`}, nil, "abs.txt"},
 			{"Read alone", map[string]string{".claude/settings.json": `{"permissions":{"deny":["Read"]}}`}, nil, "any.txt"},
+			{"an ask rule (Claude Code would ask)", map[string]string{".claude/settings.json": `{"permissions":{"ask":["Read(./ask.txt)"],"allow":["Read(./ask.txt)"]}}`}, nil, "ask.txt"},
 			{"CLAUDE_CONFIG_DIR", map[string]string{"~/cfg/settings.json": `{"permissions":{"deny":["Read(./.env)"]}}`}, []string{"CLAUDE_CONFIG_DIR=@HOME@/cfg"}, ".env"},
 		},
 		"gemini": {
