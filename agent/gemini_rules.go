@@ -146,11 +146,13 @@ type geminiFilter struct {
 		ignores(rel string) (string, bool, error)
 	}
 	gemini, custom *patternList
+	policy         geminiPolicy
 }
 
 func newGeminiFilter(env Env, root string) *geminiFilter {
 	f := &geminiFilter{root: root}
 	f.filtering, f.err = readGeminiFiltering(env, root)
+	f.policy = readGeminiPolicy(env, root)
 	f.gemini = readPatternFiles(root, ".geminiignore")
 	f.custom = readPatternFiles(root, f.filtering.custom...)
 	extra := slices.Concat(f.gemini.patterns, f.custom.patterns)
@@ -168,6 +170,9 @@ func newGeminiFilter(env Env, root string) *geminiFilter {
 func (f *geminiFilter) denies(p string) (string, bool) {
 	if f.err != nil {
 		return fmt.Sprintf("%v: a hook honours Gemini CLI's ignore files, and cannot read its settings", f.err), true
+	}
+	if why, denied := f.policy.denies(filepath.Clean(p)); denied {
+		return why, true
 	}
 	rel, err := filepath.Rel(f.root, filepath.Clean(p))
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {

@@ -51,6 +51,9 @@ func TestHookHonoursAgentReadRules(t *testing.T) {
 			{".git itself", nil, nil, ".git/config"},
 			{".geminiignore", map[string]string{".geminiignore": "private/\n"}, nil, "private/a.txt"},
 			{"customIgnoreFilePaths", map[string]string{"~/.gemini/settings.json": `{"context":{"fileFiltering":{"customIgnoreFilePaths":["mine.ignore"]}}}`, "mine.ignore": "*.secret\n"}, nil, "x.secret"},
+			{"a deny policy for read_file", map[string]string{"~/.gemini/policies/mine.toml": "[[rule]]\ntoolName = \"read_file\"\nargsPattern = '\"file_path\":\".*\\.key\"'\ndecision = \"deny\"\npriority = 500\n"}, nil, "api.key"},
+			{"an ask_user policy in the workspace", map[string]string{".gemini/policies/ask.toml": "[[rule]]\ntoolName = [\"read_file\", \"glob\"]\ndecision = \"ask_user\"\npriority = 100\n"}, nil, "any.txt"},
+			{"tools.exclude", map[string]string{"~/.gemini/settings.json": `{"tools":{"exclude":["read_file"]}}`}, nil, "other.txt"},
 			{"GEMINI_CLI_HOME", map[string]string{"~/gh/.gemini/settings.json": `{"context":{"fileFiltering":{"customIgnoreFilePaths":["mine.ignore"]}}}`, "mine.ignore": "*.secret\n"}, []string{"GEMINI_CLI_HOME=@HOME@/gh"}, "y.secret"},
 		},
 		"opencode": {

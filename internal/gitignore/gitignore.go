@@ -21,6 +21,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/pbwrap/pbwrap/internal/jsregexp"
 )
 
 // ErrPath: the path is not one node-ignore takes (empty, absolute, or
@@ -105,11 +107,7 @@ func (m *Matcher) rule(pattern string) *Rule {
 	} else if strings.HasPrefix(body, `\#`) {
 		body = "#" + body[2:]
 	}
-	src := trailingWildcard(regexPrefix(body, m.bangClasses))
-	if m.ignoreCase {
-		src = "(?i)" + src
-	}
-	r.re, r.err = regexp.Compile(goSyntax(src))
+	r.re, r.err = jsregexp.Compile(trailingWildcard(regexPrefix(body, m.bangClasses)), m.ignoreCase)
 	if r.err != nil {
 		r.err = fmt.Errorf("pattern %q: %w", pattern, r.err)
 	}
@@ -206,7 +204,7 @@ type expressions struct {
 
 // nothing matches no character, as JavaScript's "[]", which Go does not
 // take; anything matches any, as JavaScript's "[^]". Both are written in
-// JavaScript's syntax, as the rest, for goSyntax.
+// JavaScript's syntax, as the rest, for jsregexp.
 const (
 	nothing  = `[^\s\S]`
 	anything = `[\s\S]`
@@ -357,61 +355,4 @@ func trailingWildcard(s string) string {
 		return s[:m[0]] + prefix + endOfName
 	}
 	return s
-}
-
-// jsSpace is JavaScript's \s, which takes more than Go's.
-const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
-
-// goSyntax rewrites a JavaScript regular expression, as node-ignore
-// builds one, in Go's syntax: a backslash before a letter that names
-// nothing in JavaScript stands for the letter itself ("\x" is "x"), and
-// \s is JavaScript's wider one.
-func goSyntax(src string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '[' && !inClass:
-			inClass = true
-		case c == ']' && inClass:
-			inClass = false
-		}
-		if c != '\\' || i+1 == len(src) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		e := src[i]
-		switch {
-		case e == 's' && inClass:
-			b.WriteString(jsSpace)
-		case e == 's':
-			b.WriteString("[" + jsSpace + "]")
-		case e == 'S' && !inClass:
-			b.WriteString("[^" + jsSpace + "]")
-		case strings.IndexByte("dDwWSfnrtv", e) >= 0, e == 'b' && !inClass, e == 'B' && !inClass:
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		case e == 'b':
-			b.WriteString(`\x08`)
-		case e == '0':
-			b.WriteString(`\x00`)
-		case e == 'x' && i+2 < len(src) && isHex(src[i+1]) && isHex(src[i+2]):
-			b.WriteString(`\x` + src[i+1:i+3])
-			i += 2
-		case e == 'u' && i+4 < len(src) && isHex(src[i+1]) && isHex(src[i+2]) && isHex(src[i+3]) && isHex(src[i+4]):
-			b.WriteString(`\x{` + src[i+1:i+5] + `}`)
-			i += 4
-		case e < 0x80:
-			b.WriteString(regexp.QuoteMeta(string(e)))
-		default:
-			b.WriteByte(e) // A byte of a UTF-8 sequence: itself.
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
