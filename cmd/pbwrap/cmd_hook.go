@@ -78,12 +78,13 @@ rules, so it is stricter than pbwrap expand:
   directory inside it. Those directories may be reached through symbolic
   links (/tmp on macOS); they are resolved once and opened;
 - it honours the agent's own rules for reading files, as the agent
-  matches them: Claude Code's permissions.deny Read rules from every
-  settings file; what Gemini CLI's read_file refuses (.gitignore, git's
-  exclude file, .geminiignore and the custom ignore files of its
-  context.fileFiltering settings); opencode's permission.read rules,
-  its default "ask" for .env files included. A file the agent may not
-  read, or would ask about, does not expand;
+  matches them: Claude Code's permissions.deny and permissions.ask Read
+  rules from every settings file; what Gemini CLI's read_file refuses
+  (.gitignore, git's exclude file, .geminiignore and the custom ignore
+  files of its context.fileFiltering settings, deny and ask_user rules of
+  its policy files, tools.exclude); opencode's permission.read rules, its
+  default "ask" for .env files included. A file the agent may not read, or
+  would ask about, does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
