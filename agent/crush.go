@@ -56,9 +56,9 @@ var crush = &Agent{
 // crushHook is Crush's hook, apart so that checkCrushReads can read it.
 var crushHook = &Hook{
 	Protocol: pasteref.Protocol{Event: "PreToolUse", Reply: pasteref.UpdatedInput, Tools: []pasteref.Tool{
-		{Name: "write", Fields: []string{"content"}},
-		{Name: "edit", Fields: []string{"new_string"}},
-		{Name: "multiedit", List: "edits", Item: "new_string"},
+		{Name: "write", Fields: []string{"content"}, Target: "file_path"},
+		{Name: "edit", Fields: []string{"new_string"}, Target: "file_path"},
+		{Name: "multiedit", List: "edits", Item: "new_string", Target: "file_path"},
 	}, Reads: []pasteref.Tool{{Name: "view", Fields: []string{"file_path"}}}},
 	File:     crushConfig,
 	Where:    "$CRUSH_GLOBAL_CONFIG/crush.json, else $XDG_CONFIG_HOME/crush/crush.json, else ~/.config/crush/crush.json",

@@ -25,11 +25,11 @@ var gemini = &Agent{
 	Reads:       "gemini --include-directories ROOT (refuses paths outside its workspace otherwise)",
 	Hook: &Hook{
 		Protocol: pasteref.Protocol{Event: "BeforeTool", Reply: pasteref.ToolInput, Tools: []pasteref.Tool{
-			{Name: "write_file", Fields: []string{"content"}},
-			{Name: "replace", Fields: []string{"new_string"}},
+			{Name: "write_file", Fields: []string{"content"}, Target: "file_path"},
+			{Name: "replace", Fields: []string{"new_string"}, Target: "file_path"},
 		}},
-		// Its file tools refuse what .geminiignore names.
-		ReadRules: ignoreFileRules(".geminiignore"),
+		// Its read_file refuses what its ignore files name (gemini_rules.go).
+		ReadRules: geminiReadRules,
 		File: func(env Env) (string, error) {
 			dir, err := geminiDir(env, false)
 			return filepath.Join(dir, "settings.json"), err

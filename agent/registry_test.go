@@ -89,10 +89,18 @@ func checkHook(t *testing.T, a *Agent) {
 			if tool.Patch {
 				text = "*** Begin Patch\n*** Add File: " + dir + "/new\n+" + ref + "\n*** End Patch\n"
 			}
-			inputs = append(inputs, map[string]any{f: text, "keep": 1})
+			input := map[string]any{f: text, "keep": 1}
+			if tool.Target != "" {
+				input[tool.Target] = filepath.Join(dir, "out.txt")
+			}
+			inputs = append(inputs, input)
 		}
 		if tool.List != "" {
-			inputs = append(inputs, map[string]any{tool.List: []any{map[string]any{tool.Item: ref, "keep": 1}}})
+			input := map[string]any{tool.List: []any{map[string]any{tool.Item: ref, "keep": 1}}}
+			if tool.Target != "" {
+				input[tool.Target] = filepath.Join(dir, "out.txt")
+			}
+			inputs = append(inputs, input)
 		}
 		for _, input := range inputs {
 			in, _ := json.Marshal(map[string]any{"hook_event_name": h.Protocol.Event, "tool_name": tool.Name, "tool_input": input, "cwd": dir})
@@ -100,6 +108,13 @@ func checkHook(t *testing.T, a *Agent) {
 				in, _ = json.Marshal(map[string]any{"toolName": tool.Name, "toolArgs": input, "cwd": dir})
 			}
 			out, err := h.Protocol.Answer(in, nil)
+			if h.Protocol.Approves {
+				// Its rewrite would approve the edit for the user: refused.
+				if err != nil || !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "skip asking") {
+					t.Errorf("%s %v: answered %s, %v; want it refused", tool.Name, input, out, err)
+				}
+				continue
+			}
 			if err != nil || !strings.Contains(string(out), "two") || strings.Contains(string(out), "{{file:") ||
 				!strings.Contains(string(out), `"keep":1`) || strings.Contains(string(out), "deny") {
 				t.Errorf("%s %v: answered %s, %v; want the input whole, expanded", tool.Name, input, out, err)

@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +84,9 @@ type run struct {
 // An agentCase says how to run one agent offline.
 type agentCase struct {
 	name string // the command, as pbwrap knows it
+	// refuses: its hook refuses every reference, since its rewrite would
+	// approve the edit for the user (Qwen Code; issue 37).
+	refuses bool
 	// setup writes the agent's files in the run's HOME and sets its
 	// environment and arguments.
 	setup func(r *run)
@@ -359,6 +364,11 @@ func runWrite(t *testing.T, srv *server, a agentCase) string {
 	}
 	got, err := os.ReadFile(target)
 	switch {
+	case a.refuses && errors.Is(err, fs.ErrNotExist):
+		return "refused, with the reason: nothing written (its rewrite would approve the edit)"
+	case a.refuses:
+		t.Errorf("write: the hook refuses references for %s, yet the file was written (%d bytes, %v)", a.name, len(got), err)
+		return "written despite the refusal"
 	case err != nil:
 		t.Errorf("write: %v", err)
 		return "not written: " + err.Error()

@@ -19,7 +19,8 @@ var agentCases = func() []agentCase {
 		if e.Ready == "" {
 			continue // Not installable here (scripts/e2e-agents).
 		}
-		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil, pasteMark: e.PasteMark}
+		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil, pasteMark: e.PasteMark,
+			refuses: a.Hook != nil && a.Hook.Protocol.Approves}
 		for _, q := range e.Questions {
 			c.questions = append(c.questions, question{q.Text, q.Keys})
 		}

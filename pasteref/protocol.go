@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -32,6 +33,11 @@ type Protocol struct {
 	// that the agent reads a saved paste without asking; any other goes
 	// on unchanged. Only for the UpdatedInput and AllowedInput replies.
 	Reads []Tool
+	// Approves: the agent takes a rewritten call only with an approval
+	// that also answers the question it would have asked the user (Qwen
+	// Code's PermissionRequest). A call with references is then refused
+	// (ErrApproval), so that a reference never decides for the user.
+	Approves bool
 }
 
 // Reply is the form of a hook's answer.
@@ -82,6 +88,10 @@ type Tool struct {
 	// must be a whole added line and becomes one added line per line of
 	// its range (ExpandPatch).
 	Patch bool
+	// Target is the string member naming the file the call writes
+	// ("file_path"), which the hook judges (ErrGuarded); a patch names
+	// its files in its headers.
+	Target string
 }
 
 // String describes what of the tool's input the hook expands, as help
@@ -180,6 +190,9 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	}
 	if len(fields) == 0 {
 		return nil, nil
+	}
+	if e := p.checkApproval(tool, input, fields, req.Cwd, sc.Home); e != nil {
+		return p.denyWith(e, approvalAction)
 	}
 	var perr *Error
 	switch err := expandFields(req.Cwd, sc, fields); {
@@ -297,18 +310,53 @@ func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Sco
 	s := newScope("", Scope{Roots: sc.Roots, Session: sc.Session, Home: sc.Home, Deny: sc.Deny})
 	defer s.Close()
 	s.cwds = []string{cwd} // For the agent's read rules: no scope directory.
-	f, err := s.open(path)
+	f, real, err := s.openFile(path)
 	if err != nil {
 		return nil, nil
 	}
-	_ = f.Close() // Only opened, to check it: nothing read.
+	defer f.Close() // Only opened, to judge it: nothing read.
+	if !sameAsPath(f, path, real) {
+		return nil, nil
+	}
+	// The agent reads the file itself, after the answer: it is pointed at
+	// the real path, which goes through no link (none below the root, none
+	// a reference's spelling put above it), and reads what was judged
+	// unless a name on that path is renamed in the moment between.
 	b := append([]byte(`{"hookSpecificOutput":{"hookEventName":`), appendString(nil, []byte(p.Event))...)
-	return append(b, `,"permissionDecision":"allow"}}`+"\n"...), nil
+	b = append(b, `,"permissionDecision":"allow","updatedInput":{`...)
+	b = appendString(b, []byte(read.Fields[0]))
+	b = append(b, ':')
+	b = appendString(b, []byte(real))
+	return append(b, "}}}\n"...), nil
+}
+
+// sameAsPath reports whether the file f, opened below its scope
+// directory without following a link, is what path and real lead to now,
+// following links as the agent's own read does: the same file (device
+// and inode), and real, resolved, is itself. A link swapped in anywhere
+// on either path before this check makes it false.
+func sameAsPath(f *os.File, path, real string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
+		return false
+	}
+	for _, p := range []string{path, real} {
+		if st, err := os.Stat(p); err != nil || !os.SameFile(st, fi) {
+			return false
+		}
+	}
+	return true
 }
 
 // deny answers with the call denied, the report of e as the reason.
-func (p *Protocol) deny(e *Error) ([]byte, error) {
-	reason := e.Report(hookAction)
+func (p *Protocol) deny(e *Error) ([]byte, error) { return p.denyWith(e, hookAction) }
+
+// denyWith is deny with the action the model is told to take.
+func (p *Protocol) denyWith(e *Error, action string) ([]byte, error) {
+	reason := e.Report(action)
 	switch p.Reply {
 	case PermissionInput:
 		type decision struct {

@@ -50,11 +50,20 @@ they write (see pbwrap help expand):
 - no reference, or another tool: it prints nothing, and the call goes on
   unchanged;
 - references that all expand: it answers with the tool input, expanded, and
-  the agent's own permissions decide as they would have (an edit that would
-  have asked the user still asks), for every agent but Qwen Code, whose hook
-  can rewrite a call only by approving it (below);
+  no decision of its own, so the agent's own permissions decide as they
+  would have (an edit that would have asked the user still asks);
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
+
+A reference never decides who approves an edit: for Qwen Code, which takes
+a rewritten edit only together with an approval that skips asking you, the
+hook refuses every edit with a reference (the model writes the text out),
+and for every agent it refuses a reference in an edit of a file that decides
+what runs: an agent's settings, hooks and commands (.claude/, .gemini/,
+.qwen/, .codex/, .opencode/, crush.json, opencode.json, .mcp.json, ...),
+git's directory and hook managers (.git/, .husky/, .githooks/), .envrc, and
+any hidden file or directory of your home (~/.bashrc, ~/.zshrc, ~/.profile,
+~/.ssh, ~/.config), judged through symbolic links.
 
 The hook runs with all of your rights, outside the agent's sandbox and read
 rules, so it is stricter than pbwrap expand:
@@ -68,10 +77,14 @@ rules, so it is stricter than pbwrap expand:
   directory of your home (~/.ssh, ~/.aws, ~/.config) expands only through a
   directory inside it. Those directories may be reached through symbolic
   links (/tmp on macOS); they are resolved once and opened;
-- it honours the agent's own rules for reading files where the agent has
-  them (Claude Code's permissions.deny Read rules, from every settings
-  file; what Gemini CLI's .geminiignore and Qwen Code's .qwenignore
-  name): a file the agent may not read does not expand;
+- it honours the agent's own rules for reading files, as the agent
+  matches them: Claude Code's permissions.deny and permissions.ask Read
+  rules from every settings file; what Gemini CLI's read_file refuses
+  (.gitignore, git's exclude file, .geminiignore and the custom ignore
+  files of its context.fileFiltering settings, deny and ask_user rules of
+  its policy files, tools.exclude); opencode's permission.read rules, its
+  default "ask" for .env files included. A file the agent may not read, or
+  would ask about, does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
