@@ -45,6 +45,7 @@ have; a bad reference denies the call ("decision": "deny") with the reason.`,
 	},
 	Trust: []File{geminiTrust},
 	Check: checkGeminiTrust,
+	Note:  geminiNote,
 	E2E: E2E{
 		Env: map[string]string{"GEMINI_API_KEY": GeminiKey, "GOOGLE_GEMINI_BASE_URL": "{url}"},
 		Files: func(s E2EStart) map[string]string {
