@@ -35,19 +35,31 @@ var cline = &Agent{
 directory, on every tool call, before it asks for approval. It answers
 Cline's form: the whole tool input, expanded, as overrideInput, and nothing
 else, so Cline approves the call as it would have. Cline cannot deny one call:
-a bad reference cancels the call and ends the turn, with the reason. pbwrap
-help agents cline-extension prints the script.`,
+a bad reference cancels the call and ends the turn, with the reason. Cline's
+editor refuses a new_text over 6000 characters, a reference's expansion
+included: a longer text goes in with apply_patch. pbwrap help agents
+cline-extension prints the script.`,
+		RefUse: `When a file write or edit would repeat more than a few lines that already
+exist in a file (moving or copying a block, or putting a pasted file into the
+repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
+instead of retyping the lines. It is expanded before the edit is applied.
+The editor tool refuses a new_text of more than 6000 characters once
+expanded: for more, use apply_patch with the reference as a whole added line
+of its own, +{{file:/absolute/path:START:END}}, which becomes one added line
+per line of the range.
+`,
 		After:       "Cline runs the hook from its next start on",
 		AfterRemove: "Cline runs the hook no more from its next start on",
 	},
 	E2E: E2E{
 		// The OpenAI-compatible provider pointed at the fake model, as
-		// "cline auth -p openai -b URL -k KEY -m MODEL" records it; no
-		// ClinePass notice, no hub daemon (a session of its own in this
-		// process), no update check.
+		// "cline auth -p openai -b URL -k KEY -m MODEL" records it, under a
+		// name with "gpt" in it, for which Cline offers apply_patch instead
+		// of its editor, whose 6000-character limit the paste passes; no
+		// ClinePass notice, no update check. It still starts its hub daemon,
+		// which outlives it (the suite ends it).
 		Env: map[string]string{
 			"CLINE_DISABLE_CLINE_PASS_NOTICE": "1",
-			"CLINE_SESSION_BACKEND_MODE":      "local",
 			"CLINE_NO_AUTO_UPDATE":            "1",
 		},
 		Files: func(s E2EStart) map[string]string {
@@ -55,8 +67,8 @@ help agents cline-extension prints the script.`,
 				"version": 1, "lastUsedProvider": "openai-compatible", "modes": map[string]any{},
 				"providers": map[string]any{"openai-compatible": map[string]any{
 					"settings": map[string]any{"provider": "openai-compatible", "apiKey": OpenAIKey,
-						"model": "fake-model", "baseUrl": s.URL + "/v1"},
-					"tokenSource": "manual",
+						"model": "fake-gpt-model", "baseUrl": s.URL + "/v1"},
+					"updatedAt": "2026-01-01T00:00:00.000Z", "tokenSource": "manual", // Without a date it asks for a provider.
 				}},
 			})}
 		},

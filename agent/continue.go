@@ -16,7 +16,7 @@ var continueCLI = &Agent{
 		Files: func(s E2EStart) map[string]string {
 			return map[string]string{".continue/config.yaml": "name: pbwrap-e2e\nversion: 1.0.0\nschema: v1\n" +
 				"models:\n  - name: fake-model\n    provider: openai\n    model: fake-model\n" +
-				"    apiBase: " + s.URL + "/v1\n    apiKey: " + OpenAIKey + "\n    roles: [chat, edit, apply]\n"}
+				"    apiBase: " + s.URL + "/v1\n    apiKey: " + OpenAIKey + "\n    roles: [chat, edit, apply]\n    capabilities: [tool_use]\n"}
 		},
 		Args:    []string{"--config", "{home}/.continue/config.yaml"},
 		Ready:   "Ask anything",

@@ -43,17 +43,25 @@ its own /hooks keeps them, does not exist; otherwise the entry goes there.`,
 		// a custom model (BYOK) on the fake model's Chat Completions API as
 		// the session's model; no update check.
 		Env: map[string]string{"FACTORY_AIRGAP_ENABLED": "1", "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false"},
+		// The working directory trusted as "Trust this folder" records it.
+		// The write scenario takes --auto low, which lets it edit files.
 		Files: func(s E2EStart) map[string]string {
-			return map[string]string{".factory/settings.json": mustJSON(map[string]any{
+			settings := map[string]any{
 				"customModels": []any{map[string]any{
 					"model": "fake-model", "displayName": "fake-model", "baseUrl": s.URL + "/v1",
 					"apiKey": OpenAIKey, "provider": "generic-chat-completion-api", "maxOutputTokens": 4096,
 				}},
 				"sessionDefaultSettings": map[string]any{"model": "custom:fake-model-0"},
-			})}
+			}
+			if s.Trusted {
+				settings["trustedFolders"] = map[string]any{s.Work: map[string]any{"trustedAt": "2026-01-01T00:00:00.000Z"}}
+			}
+			return map[string]string{".factory/settings.json": mustJSON(settings)}
 		},
-		Ready:   "for help",
-		Prompts: []string{"Allow", "Approve", "Yes, allow"},
+		WriteArgs: []string{"--auto", "low"},
+		Ready:     "for help",
+		Prompts:   []string{"Allow", "Approve", "Yes, allow", "Trust this folder?"},
+		Questions: []Question{{"Trust this folder?", []string{"Enter"}}},
 	},
 }
 

@@ -35,6 +35,10 @@ type E2E struct {
 	// Questions are the agent's own first-start questions in a folder not
 	// trusted yet, and the keys that answer yes, as a user would.
 	Questions []Question
+	// NotedQuestions are questions the agent asks because of pbwrap until
+	// pbwrap setup has run, which pbwrap's start note announces (Note): the
+	// suite answers them as a user would, and counts them.
+	NotedQuestions []Question
 	// Unavailable says why the suite cannot start the agent here, for an
 	// agent it has no offline start for ("" for the others: Ready says
 	// it has one).
