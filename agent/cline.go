@@ -72,8 +72,9 @@ per line of the range.
 				}},
 			})}
 		},
-		Ready:   "Auto-approve",
-		Prompts: []string{"Approve", "Reject", "Allow"},
+		PatchDropsLastNewline: true,
+		Ready:                 "Auto-approve",
+		Prompts:               []string{"Approve", "Reject", "Allow"},
 	},
 }
 

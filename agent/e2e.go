@@ -35,6 +35,10 @@ type E2E struct {
 	// Questions are the agent's own first-start questions in a folder not
 	// trusted yet, and the keys that answer yes, as a user would.
 	Questions []Question
+	// PatchDropsLastNewline: the agent's apply_patch writes a file it adds
+	// without the last newline of its lines (Cline's), which the write
+	// scenario, through it, then lacks.
+	PatchDropsLastNewline bool
 	// NotedQuestions are questions the agent asks because of pbwrap until
 	// pbwrap setup has run, which pbwrap's start note announces (Note): the
 	// suite answers them as a user would, and counts them.

@@ -105,6 +105,9 @@ type agentCase struct {
 	// pbwrap until pbwrap setup has run.
 	noted          bool
 	notedQuestions []question
+	// patchDropsLastNewline: the agent's apply_patch writes a file it adds
+	// without its last newline (Cline's).
+	patchDropsLastNewline bool
 }
 
 // result is one agent's line of the table.
@@ -421,6 +424,8 @@ func runWrite(t *testing.T, srv *server, a agentCase) string {
 		return "not written: " + err.Error()
 	case string(got) == pasteText():
 		return fmt.Sprintf("expanded: the file is the paste (%d bytes)", len(got))
+	case string(got)+"\n" == pasteText() && a.patchDropsLastNewline:
+		return fmt.Sprintf("expanded: the file is the paste but its last newline, which the agent's apply_patch drops from a file it adds (%d bytes)", len(got))
 	case strings.Contains(string(got), "{{file:"):
 		t.Errorf("write: the reference was written literally")
 		return "literal reference written"

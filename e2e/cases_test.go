@@ -21,7 +21,7 @@ var agentCases = func() []agentCase {
 			continue // No offline start here (agent.E2E.Unavailable says why).
 		}
 		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil, pasteMark: e.PasteMark,
-			noted: a.Note != nil}
+			noted: a.Note != nil, patchDropsLastNewline: e.PatchDropsLastNewline}
 		for _, q := range e.Questions {
 			c.questions = append(c.questions, question{q.Text, q.Keys})
 		}
