@@ -4,6 +4,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,10 +71,19 @@ func TestHookNeverApproves(t *testing.T) {
 					input[tool.Target] = target
 				}
 				in, _ := json.Marshal(map[string]any{"hook_event_name": p.Event, "tool_name": tool.Name, "tool_input": input, "cwd": proj})
-				if p.Reply == pasteref.ModifiedArgs {
+				switch p.Reply {
+				case pasteref.ModifiedArgs:
 					in, _ = json.Marshal(map[string]any{"toolName": tool.Name, "toolArgs": input, "cwd": proj})
+				case pasteref.OverrideInput:
+					in, _ = json.Marshal(map[string]any{"hookName": "tool_call", "workspaceRoots": []string{proj},
+						"tool_call": map[string]any{"name": tool.Name, "input": input}})
 				}
 				out, err := p.AnswerScope(in, sc)
+				var denial *pasteref.Denial
+				if errors.As(err, &denial) {
+					// Letta Code's: exit status 2, the reason on stderr.
+					return []byte(exitDenial + denial.Reason)
+				}
 				if err != nil {
 					t.Fatalf("%s %s: %v", a.Name, tool.Name, err)
 				}
@@ -88,7 +98,7 @@ func TestHookNeverApproves(t *testing.T) {
 				switch {
 				case strings.Contains(out, "rm -rf"):
 					t.Errorf("%s %s into %s: expanded: %s", a.Name, tool.Name, target, out)
-				case !strings.Contains(out, "deny"):
+				case !refusal(p, out):
 					t.Errorf("%s %s into %s: %s, want it refused", a.Name, tool.Name, target, out)
 				default:
 					refused++
@@ -97,14 +107,31 @@ func TestHookNeverApproves(t *testing.T) {
 			out := string(call(filepath.Join(proj, "out.txt")))
 			switch {
 			case p.Approves:
-				if !strings.Contains(out, "deny") || !strings.Contains(out, "skip asking") {
+				if !refusal(p, out) || !strings.Contains(out, "skip asking") {
 					t.Errorf("%s %s: %s, want it refused: its rewrite is an approval", a.Name, tool.Name, out)
 				}
-			case !strings.Contains(out, "rm -rf") || strings.Contains(out, "deny") ||
+			case !strings.Contains(out, "rm -rf") || refusal(p, out) ||
 				p.Reply != pasteref.AllowedInput && strings.Contains(out, `"allow"`):
 				t.Errorf("%s %s into a project file: %s, want it expanded, with no decision", a.Name, tool.Name, out)
 			}
 		}
 	}
 	t.Logf("%d calls into guarded files, %d refused", calls, refused)
+}
+
+// exitDenial marks, in the tests' record of an answer, a denial by exit
+// status (pasteref.Denial).
+const exitDenial = "exit status 2: "
+
+// refusal reports whether out, the hook's answer, refuses the call in
+// the form the agent takes: a denial by exit status for Letta Code (which
+// reads nothing else of a hook's answer), Cline's cancel, or a denial.
+func refusal(p pasteref.Protocol, out string) bool {
+	switch {
+	case p.DenyByExit:
+		return strings.HasPrefix(out, exitDenial)
+	case p.Reply == pasteref.OverrideInput:
+		return strings.Contains(out, `"cancel":true`)
+	}
+	return strings.Contains(out, "deny")
 }

@@ -23,6 +23,7 @@ var crush = &Agent{
 	Reads: "pbwrap's hook allows its view tool below ROOT (pbwrap setup crush; asks before reading outside its working directory otherwise)",
 	Hook:  crushHook,
 	Check: checkCrushReads,
+	Note:  crushNote,
 	E2E: E2E{
 		// An OpenAI-compatible provider for the fake model, the only one
 		// (no default providers, no fetch of Catwalk's list), as the large

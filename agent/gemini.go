@@ -45,6 +45,7 @@ have; a bad reference denies the call ("decision": "deny") with the reason.`,
 	},
 	Trust: []File{geminiTrust},
 	Check: checkGeminiTrust,
+	Note:  geminiNote,
 	E2E: E2E{
 		Env: map[string]string{"GEMINI_API_KEY": GeminiKey, "GOOGLE_GEMINI_BASE_URL": "{url}"},
 		Files: func(s E2EStart) map[string]string {
@@ -62,6 +63,9 @@ have; a bad reference denies the call ("decision": "deny") with the reason.`,
 		Ready:     "Type your message",
 		Prompts:   []string{"Allow execution", "Do you trust", "Yes, allow", "Apply this change"},
 		Questions: []Question{{"Do you trust the files in this folder?", []string{"Enter"}}},
+		// Until pbwrap setup gemini, in a trusted folder (geminiNote); "Yes",
+		// for this session, as one who has not read pbwrap's note answers.
+		NotedQuestions: []Question{{"Do you trust the following folders being added to this workspace?", []string{"Enter"}}},
 	},
 }
 

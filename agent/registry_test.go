@@ -43,8 +43,8 @@ func checkHook(t *testing.T, a *Agent) {
 	if h.Extension == nil && (h.Timeout <= 0 || h.TimeoutUnit == "" || h.Protocol.Event == "") {
 		t.Fatalf("a hook in settings needs an event and a timeout: %+v", h)
 	}
-	if a.E2E.Ready == "" {
-		t.Error("the end-to-end suite cannot start it (E2E.Ready)")
+	if (a.E2E.Ready == "") == (a.E2E.Unavailable == "") {
+		t.Error("the end-to-end suite needs how to start it (E2E.Ready), or why it cannot (E2E.Unavailable)")
 	}
 	snippet := h.Snippet("/opt/my bin/pbwrap")
 	commands, err := h.Commands(snippet)
@@ -94,6 +94,9 @@ func checkHook(t *testing.T, a *Agent) {
 				input[tool.Target] = filepath.Join(dir, "out.txt")
 			}
 			inputs = append(inputs, input)
+			if tool.Numbered {
+				inputs = append(inputs, map[string]any{f + "_1": text, f + "_2": text, "keep": 1})
+			}
 		}
 		if tool.List != "" {
 			input := map[string]any{tool.List: []any{map[string]any{tool.Item: ref, "keep": 1}}}
@@ -104,8 +107,12 @@ func checkHook(t *testing.T, a *Agent) {
 		}
 		for _, input := range inputs {
 			in, _ := json.Marshal(map[string]any{"hook_event_name": h.Protocol.Event, "tool_name": tool.Name, "tool_input": input, "cwd": dir})
-			if h.Protocol.Reply == pasteref.ModifiedArgs { // Copilot CLI's names.
+			switch h.Protocol.Reply {
+			case pasteref.ModifiedArgs: // Copilot CLI's names.
 				in, _ = json.Marshal(map[string]any{"toolName": tool.Name, "toolArgs": input, "cwd": dir})
+			case pasteref.OverrideInput: // Cline's.
+				in, _ = json.Marshal(map[string]any{"hookName": "tool_call", "workspaceRoots": []string{dir},
+					"tool_call": map[string]any{"name": tool.Name, "input": input}})
 			}
 			out, err := h.Protocol.Answer(in, nil)
 			if h.Protocol.Approves {

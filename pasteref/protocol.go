@@ -38,7 +38,19 @@ type Protocol struct {
 	// Code's PermissionRequest). A call with references is then refused
 	// (ErrApproval), so that a reference never decides for the user.
 	Approves bool
+	// DenyByExit: the agent takes a denial only from the hook's exit
+	// status, 2, with the reason on standard error, and reads nothing of
+	// the answer then (Letta Code): a reference that fails makes
+	// AnswerScope return a *Denial, no answer, and the caller exits so.
+	DenyByExit bool
 }
+
+// A Denial is a call denied, for a protocol that denies by exit status
+// (DenyByExit): the hook writes Reason to standard error and exits with
+// status 2.
+type Denial struct{ Reason string }
+
+func (d *Denial) Error() string { return d.Reason }
 
 // Reply is the form of a hook's answer.
 type Reply int
@@ -73,6 +85,15 @@ const (
 	// name; the answer is {"modifiedArgs": INPUT} with no decision, and a
 	// denial {"permissionDecision": "deny", "permissionDecisionReason": ...}.
 	ModifiedArgs
+	// OverrideInput is Cline's hook: the call comes as {"hookName":
+	// "tool_call", "tool_call": {"name", "input"}, "workspaceRoots": [CWD],
+	// ...}, the event named tool_call whatever the hook's file is called
+	// (PreToolUse), and the answer {"overrideInput": INPUT}, which replaces
+	// the call's input before Cline's approval; Cline has no denial of one
+	// call, so a denial is {"cancel": true, "errorMessage": ...}, which
+	// stops the call and the turn with the reason. Cline lets a call
+	// through when the hook fails or writes no JSON (Refusal).
+	OverrideInput
 )
 
 // A Tool is one of an agent's tools whose input writes text into files.
@@ -92,12 +113,21 @@ type Tool struct {
 	// ("file_path"), which the hook judges (ErrGuarded); a patch names
 	// its files in its headers.
 	Target string
+	// Numbered: each field comes numbered too, NAME_1, NAME_2, ... (Auggie's
+	// str-replace-editor, new_str_1 for its first replacement), and those
+	// are expanded as the field is.
+	Numbered bool
 }
 
 // String describes what of the tool's input the hook expands, as help
 // shows it: "Write (content)", "MultiEdit (edits[].new_string)".
 func (t Tool) String() string {
 	what := append([]string(nil), t.Fields...)
+	if t.Numbered {
+		for i, f := range what {
+			what[i] = f + ", " + f + "_N"
+		}
+	}
 	if t.List != "" {
 		what = append(what, t.List+"[]."+t.Item)
 	}
@@ -168,6 +198,9 @@ func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
 // reason.
 func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	if len(in) > MaxHookInput {
+		if p.DenyByExit {
+			return nil, &Denial{inputTooLarge().Report(hookAction)}
+		}
 		return p.deny(inputTooLarge())
 	}
 	req, err := p.parse(in)
@@ -192,10 +225,15 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 		return nil, nil
 	}
 	if e := p.checkApproval(tool, input, fields, req.Cwd, sc.Home); e != nil {
+		if p.DenyByExit {
+			return nil, &Denial{e.Report(approvalAction)}
+		}
 		return p.denyWith(e, approvalAction)
 	}
 	var perr *Error
 	switch err := expandFields(req.Cwd, sc, fields); {
+	case errors.As(err, &perr) && p.DenyByExit:
+		return nil, &Denial{perr.Report(hookAction)}
 	case errors.As(err, &perr):
 		return p.deny(perr)
 	case err != nil:
@@ -207,8 +245,13 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 // parse reads the call in the protocol's names.
 func (p *Protocol) parse(in []byte) (hookInput, error) {
 	var req hookInput
-	if p.Reply != ModifiedArgs {
+	switch p.Reply {
+	case OverrideInput:
+		return p.parseCline(in)
+	case ModifiedArgs:
+	default:
 		err := json.Unmarshal(in, &req)
+		req.normalize()
 		return req, err
 	}
 	var c struct {
@@ -234,6 +277,49 @@ func (p *Protocol) parse(in []byte) (hookInput, error) {
 	return req, nil
 }
 
+// parseCline reads a call in Cline's names (OverrideInput): its
+// tool_call hook is the protocol's event.
+func (p *Protocol) parseCline(in []byte) (hookInput, error) {
+	var c struct {
+		HookName string `json:"hookName"`
+		ToolCall struct {
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"tool_call"`
+		WorkspaceRoots []string `json:"workspaceRoots"`
+	}
+	if err := json.Unmarshal(in, &c); err != nil {
+		return hookInput{}, err
+	}
+	req := hookInput{HookEventName: c.HookName, ToolName: c.ToolCall.Name, ToolInput: c.ToolCall.Input}
+	if c.HookName == "tool_call" {
+		req.HookEventName = p.Event
+	}
+	if len(c.WorkspaceRoots) > 0 {
+		req.Cwd = c.WorkspaceRoots[0]
+	}
+	return req, nil
+}
+
+// Refusal is what the hook writes on standard output, besides its exit
+// status 2 and the reason on standard error, when it cannot answer a
+// call (input that is not a call, an answer it could not write): for an
+// agent that runs a call whose hook failed (Cline), the answer that stops
+// it; nil for the others, which block the call on that exit status.
+func (p *Protocol) Refusal(reason string) []byte {
+	if p.Reply != OverrideInput {
+		return nil
+	}
+	out, _ := encode(clineCancel{true, reason}) // Two plain fields: cannot fail.
+	return out
+}
+
+// clineCancel is Cline's answer that stops a call.
+type clineCancel struct {
+	Cancel       bool   `json:"cancel"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
 // input parses the call's tool input and lists its fields that have
 // references.
 func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
@@ -242,7 +328,7 @@ func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
 		return nil, nil, fmt.Errorf("tool_input of %s: %w", t.Name, err)
 	}
 	input := newObject(members)
-	fields, err := stringFields(input, t.Fields, t.Patch)
+	fields, err := stringFields(input, t.Fields, t.Numbered, t.Patch)
 	if err == nil && t.List != "" {
 		var more []field
 		more, err = listFields(input, t.List, t.Item)
@@ -258,8 +344,12 @@ func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
 // what the answer is expected to take.
 func (p *Protocol) rewrite(input *object, size int) ([]byte, error) {
 	b := make([]byte, 0, size+128)
-	if p.Reply == ModifiedArgs {
-		b = append(b, `{"modifiedArgs":`...)
+	if p.Reply == ModifiedArgs || p.Reply == OverrideInput {
+		name := `{"modifiedArgs":`
+		if p.Reply == OverrideInput {
+			name = `{"overrideInput":`
+		}
+		b = append(b, name...)
 		b, err := input.appendTo(b)
 		if err != nil {
 			return nil, err
@@ -370,6 +460,8 @@ func (p *Protocol) denyWith(e *Error, action string) ([]byte, error) {
 		return encode(struct {
 			HookSpecificOutput output `json:"hookSpecificOutput"`
 		}{output{p.Event, decision{"deny", reason}}})
+	case OverrideInput:
+		return encode(clineCancel{true, reason})
 	case ModifiedArgs:
 		return encode(struct {
 			PermissionDecision       string `json:"permissionDecision"`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,18 +156,25 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	}
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
+	p := &a.Hook.Protocol
 	in, err := io.ReadAll(io.LimitReader(std.in, pasteref.MaxHookInput+1))
 	if err != nil {
-		return hookRefused(std, err)
+		return hookRefused(std, p, err)
 	}
-	out, err := a.Hook.Protocol.AnswerScope(in, hookScope(cfg, a))
-	if err != nil {
-		return hookRefused(std, err)
+	out, err := p.AnswerScope(in, hookScope(cfg, a))
+	var denial *pasteref.Denial
+	switch {
+	case errors.As(err, &denial):
+		// An agent that reads a denial from the exit status alone.
+		fmt.Fprintln(std.err, denial.Reason)
+		return quietExit(2)
+	case err != nil:
+		return hookRefused(std, p, err)
 	}
 	if _, err := std.out.Write(out); err != nil {
 		// An answer lost on the way would let the call through with its
 		// references unexpanded: block it instead.
-		return hookRefused(std, err)
+		return hookRefused(std, p, err)
 	}
 	return nil
 }
@@ -203,8 +211,11 @@ func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
 
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
 // which the agents show to the model (and pbwrap's Pi extension gives Pi
-// as the reason).
-func hookRefused(std *streams, err error) error {
-	fmt.Fprintf(std.err, "pbwrap hook: %v\n", err)
+// as the reason), and for an agent that runs a call whose hook failed,
+// the answer that stops it (pasteref.Protocol.Refusal).
+func hookRefused(std *streams, p *pasteref.Protocol, err error) error {
+	reason := fmt.Sprintf("pbwrap hook: %v", err)
+	fmt.Fprintln(std.err, reason)
+	_, _ = std.out.Write(p.Refusal(reason)) // Best effort: the exit status says it too.
 	return quietExit(2)
 }

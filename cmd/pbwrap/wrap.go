@@ -73,6 +73,7 @@ func wrap(cfg *config, argv []string) error {
 		} else {
 			s.agent = argv
 			argv = agent.AddArgs(argv, s.Root())
+			sayStartNote(s, logs)
 		}
 	}
 	logs.debugf("start: %s, session %s, root %s", argv, s.ID(), s.Root())
@@ -99,6 +100,28 @@ func isDirectory(path string) error {
 		return fmt.Errorf("%s is not a directory", path)
 	}
 	return nil
+}
+
+// sayStartNote tells the user, in one line before the agent takes the
+// terminal, when the agent will ask something because of pbwrap that
+// nothing pbwrap adds to its start prevents, and the command that fixes
+// it (agent.StartNote). Nothing when the store cannot be used: then the
+// pastes go in as text, and sayIfUnsaved has said so.
+func sayStartNote(s *sessionOpener, logs *logs) {
+	if s.Err() != nil {
+		return
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	note := agent.StartNote(s.agent, agent.OS(), cwd, s.Root())
+	if note.IsZero() {
+		return
+	}
+	line := note.Render(printable)
+	fmt.Fprintf(os.Stderr, "pbwrap: %s\n", line)
+	logs.logf("%s", line)
 }
 
 // execDirectly runs argv in pbwrap's place, unwrapped, with the
