@@ -1,114 +1,141 @@
 package bracketed
 
-import "time"
+import (
+	"time"
+	"unicode/utf8"
+)
 
-// Timing policy of the Burst detector, for a terminal that does not mark
-// its pastes: what such a terminal does with a paste, against what a
-// person or a program typing does. Measured on Linux (2 CPUs shared with
+// Timing and size policy of the Burst detector, for a terminal that does
+// not mark its pastes: what such a terminal does with a paste, against what
+// a person or a program typing does. Measured on Linux (2 CPUs shared with
 // other test runs), reading the PTY's slave side in raw mode with 32 KiB
 // reads, as pbwrap does:
 //
-//   - A terminal writes a paste in one go. 600 lines (19.7 KB) came in 5 to
-//     10 reads, at most 2.3 ms apart (99th percentile 0.4 ms); 197 KB in 31
-//     to 93 reads, at most 2.3 ms apart. tmux paste-buffer without -p: 600
-//     lines in 10 reads over 0.9 ms, 6000 lines in 36 reads over 4.1 ms,
-//     pauses of at most 1.5 ms.
-//   - A paste read a byte at a time (a serial line, or a writer slower than
-//     its reader) came in reads 2.3 ms apart at the 99th percentile under
-//     load.
-//   - A person sends one key per read, 15 ms apart at the fastest (macOS's
-//     fastest key repeat), 30 ms and more when typing. A program typing
-//     (tmux send-keys, a text expander, xdotool) sends a line in one read,
-//     or a key a millisecond apart: 1 byte per millisecond.
+//   - A person's key comes in a read of its own: one character or one
+//     escape sequence. A program typing (tmux send-keys, a text expander,
+//     xdotool) sends a key a read, or a line and its Enter in one read.
+//   - A terminal writes a paste in one go, and it is read in large reads:
+//     20 KB written at once came in reads of 1,792 bytes and more, the
+//     first one included, in 300 of 300 runs, and with two CPU burners
+//     beside the reader too; 4,095 bytes at most, which leaves the rest of
+//     a write for a read of a byte or two right after it (within 21 µs in
+//     every run, burners or not). GNU screen 4.09 passes a paste on in
+//     4,096-byte writes, read as 4,095 bytes and 1, with pauses of 100 or
+//     200 ms within it (12 of 12 runs of 200 KB).
+//   - A terminal that paces its paste writes a chunk at a time: 1 KB every
+//     20 ms is read as 1 KB every 20 ms.
 const (
-	// BurstHold is how long input that has not yet made a large paste is
-	// held after its last byte before it goes to the child as typed: the
-	// terminal has paused longer than a paste pauses (2.3 ms at the 99th
-	// percentile under load; a terminal descheduled on a busy machine
-	// pauses longer, rarely), so what came was typing, or a small paste,
-	// which reaches the child as the terminal sent it. It is also all a
-	// key waits, where pastes are not marked: too short to notice, and
-	// under the 25 ms that held a small burst before.
-	BurstHold = 16 * time.Millisecond
+	// LineBytes is the most that a read of typing holds: a read of at
+	// most this many bytes with no line break but at its end (a key, a
+	// few keys, a line and its Enter from a program) is typing, and goes
+	// to the child at once. A read that is longer, or holds more than one
+	// line, is no one's typing: it starts a paste, or joins the open one.
+	LineBytes = 256
 
-	// BurstGap is how long a paste found large stays open without input:
-	// it ends when the terminal has sent nothing for this long. It outlasts
-	// the pauses within a paste by far, also those of a terminal that a
-	// busy machine leaves unscheduled for a while (one writing a paste
-	// paused 32 ms with 4 busy processes on 2 CPUs), and is shorter than a
-	// person takes to press a key after pasting. It costs only the wait of
-	// the reference, after the paste's last byte.
+	// KeyGap tells the user's key from the last piece of a paste: a read
+	// of one key that comes at least KeyGap after the input before it
+	// (counted from when the caller could read again, see Busy) is a key,
+	// and ends the paste held or open; one that comes sooner is the rest
+	// of a terminal's write, which the kernel splits off a large read and
+	// delivers tens of microseconds after it. A key a person types after
+	// a paste comes milliseconds later at the very least.
+	KeyGap = 2 * time.Millisecond
+
+	// FullRead is the size of a read that filled the line discipline's
+	// buffer (Linux's holds 4,096 bytes, less one): what the terminal
+	// wrote beyond it waits in the kernel, and reaches pbwrap in a read of
+	// its own once the kernel's worker has run, which a busy machine can
+	// delay by milliseconds (a byte after each 4,095 of GNU screen's
+	// 4,096-byte writes). So the read after such a read is the paste's,
+	// whatever it is and whenever it comes within the gap.
+	FullRead = 4095
+
+	// BurstGap is how long a paste stays open when the terminal sends
+	// nothing, by default (see SetGap): it ends when nothing has come for
+	// this long. Until then a paste is held only while it is not yet
+	// large, and only what makes a paste (reads of LineBytes or more, or
+	// of more than one line) is held: no key waits for it. It outlasts the
+	// pauses within a terminal's paste (2.3 ms at the 99th percentile,
+	// 32 ms with 4 busy processes on 2 CPUs, 20 ms when the terminal paces
+	// it), and is shorter than a person takes to act on what they pasted.
 	BurstGap = 100 * time.Millisecond
-
-	// TypingSpan and TypingBytes tell a program typing from a paste: input
-	// that keeps coming, each byte within BurstHold of the one before, but
-	// at fewer than TypingBytes bytes in a TypingSpan (2 bytes a
-	// millisecond), is typing; it goes to the child at once from then on,
-	// until it pauses. A paste comes at hundreds of bytes a millisecond,
-	// even over a slow link (a 56 kbit/s line: 7).
-	TypingSpan  = 32 * time.Millisecond
-	TypingBytes = 64
 )
 
 // burstState is what the Burst detector does with input.
 type burstState uint8
 
 const (
-	burstIdle    burstState = iota // nothing held
+	burstIdle    burstState = iota // nothing held: typing passes at once
 	burstHolding                   // holding what may become a large paste
 	burstPasting                   // in a large paste: PasteStart emitted
-	burstTyping                    // passing typing on at once, until it pauses
 )
 
-// Burst catches large pastes from terminals that do not mark them: input
-// that arrives faster than a person types and grows to a large paste
-// before it pauses. It reads the typed bytes that a Parser emits (Typed),
+// Burst catches large pastes from terminals that do not mark them, by what
+// each read brings. It reads the typed bytes that a Parser emits (Typed),
 // with the time of the read they came in, and emits to its Sink: Typed, or
 // PasteStart, PasteData and PasteEnd around a large paste. It never emits
 // StrayEnd.
 //
-// Input is held from its first byte, every byte alike (text, control
-// characters, escape sequences), while it arrives without a pause of
-// BurstHold. When what is held reaches minBytes bytes or minLines line
-// breaks (CR, LF or CRLF), it is a paste: PasteStart, everything held as
-// PasteData, then the rest as it comes, until BurstGap passes without
-// input (Flush) or End is called; then PasteEnd. So a large paste is one
-// paste, whole, however it is chunked: a first read of one character is
-// in it. Input that pauses before it is large goes to the child as Typed,
-// byte for byte, exactly as it came: keys, a line and its Enter, a small
-// paste. Input that keeps coming, but slower than a paste does (fewer than
-// TypingBytes in a TypingSpan), is a program typing: what is held goes as
-// Typed at once, and so does what follows it, until it pauses.
+// A read of typing, a key or a line (see LineBytes), goes to the child at
+// once, as Typed: nothing typed ever waits for a paste that might follow.
+// A read that is no one's typing (longer than LineBytes, or more than one
+// line) is held, with what follows it, until it is large: minBytes bytes or
+// minLines line breaks (CR, LF or CRLF). Then it is a paste: PasteStart,
+// everything held as PasteData, then the rest as it comes. A paste held or
+// open ends when the terminal pauses for the gap (BurstGap, or SetGap's),
+// at Flush, or when a key comes at least KeyGap after the input before it
+// (and the read before it did not fill the kernel's buffer, FullRead):
+// what is held goes to the child as Typed (a small paste, as the terminal
+// sent it) or the open paste ends (PasteEnd), then the key goes as Typed.
+// So a large paste is one paste, whole, however it is chunked or paced
+// (each piece within the gap of the one before), and neither a key typed
+// before it nor one typed after it joins it. Any other read that comes
+// while a paste is held or open joins it: a paste's last piece may be a
+// few characters.
+//
+// Writes at the same time are one read: the first decides what the read
+// is, and the rest of it follows (a Parser emits a read's bytes in more
+// than one Typed run only around a held marker prefix).
 //
 // Typed bytes and paste data together are exactly the bytes written, in
-// order: nothing is lost, duplicated or reordered. What is held is at
-// most minBytes bytes. Writes with the same time are one read. A Burst
-// has no clock: Write and Flush return the time at which Flush must be
-// called if no input arrives before it, and Write never ends anything by
-// itself, however late it is called: time in which the caller could not
-// read is not a pause of the terminal's.
+// order: nothing is lost, duplicated or reordered. What is held is at most
+// minBytes bytes. A Burst has no clock: Write and Flush return the time at
+// which Flush must be called if no input arrives before it; Write never
+// ends a paste for a pause, however late it is called (time in which the
+// caller could not read is not a pause of the terminal's), and the caller
+// says by Busy when it could not read.
 //
 // A Burst is not safe for concurrent use.
 type Burst struct {
 	sink               Sink
 	minBytes, minLines int
+	gap                time.Duration
 
-	state  burstState
-	lastIn time.Time // the last input, in any state but burstIdle
+	state   burstState
+	lastIn  time.Time // the time of the last read; zero after End
+	ready   time.Time // the caller could read again from then (Busy)
+	typed   bool      // the last read went to the child as Typed
+	readLen int       // the bytes of the last read
 
-	held   []byte    // burstHolding: what is held
-	breaks int       // line breaks in held
-	lastCR bool      // held ends with a CR: an LF after it ends no other line
-	span   time.Time // burstHolding: when the current TypingSpan began
-	spanN  int       // bytes that came in it
+	held   []byte // burstHolding: what is held
+	breaks int    // line breaks in held
+	lastCR bool   // held ends with a CR: an LF after it ends no other line
 }
 
-// NewBurst returns a Burst that emits its events to s, and takes input
-// held to minBytes bytes or minLines line breaks for a paste (values below
-// 1 count as 1).
+// NewBurst returns a Burst that emits its events to s, takes input held to
+// minBytes bytes or minLines line breaks for a paste (values below 1 count
+// as 1), and ends a paste after BurstGap without input.
 func NewBurst(s Sink, minBytes, minLines int) *Burst {
-	return &Burst{sink: s, minBytes: max(1, minBytes), minLines: max(1, minLines)}
+	return &Burst{sink: s, minBytes: max(1, minBytes), minLines: max(1, minLines), gap: BurstGap}
 }
+
+// SetGap sets how long a paste stays open without input in place of
+// BurstGap, for a terminal known to pause longer within a paste; d must be
+// positive. It applies to the deadlines computed from then on.
+func (b *Burst) SetGap(d time.Duration) { b.gap = d }
+
+// Gap is how long a paste stays open without input.
+func (b *Burst) Gap() time.Duration { return b.gap }
 
 // Write takes typed bytes p, read at time now (the bytes a Parser emits as
 // Typed, with the time of its Write), emits what it can decide, and
@@ -118,37 +145,68 @@ func (b *Burst) Write(p []byte, now time.Time) (deadline time.Time) {
 	if len(p) == 0 {
 		return b.Deadline()
 	}
-	b.lastIn = now
-	switch b.state {
-	case burstTyping:
-		b.sink.Typed(p)
-	case burstPasting:
-		b.sink.PasteData(p)
-	case burstIdle:
-		b.state, b.span, b.spanN = burstHolding, now, 0
-		b.hold(p)
-	case burstHolding:
-		// Input that keeps coming is read before the span's deadline is
-		// seen: the span is judged here too, with p in it, since p may be
-		// what piled up while the caller could not read.
-		if !now.Before(b.span.Add(TypingSpan)) {
-			if b.spanN+len(p) < TypingBytes {
-				b.release()
-				b.state = burstTyping
-				b.sink.Typed(p)
-				break
-			}
-			b.span, b.spanN = now, 0
+	if !b.lastIn.IsZero() && now.Equal(b.lastIn) { // The rest of the last read.
+		b.readLen += len(p)
+		if b.typed {
+			b.sink.Typed(p)
+		} else {
+			b.join(p)
 		}
-		b.hold(p)
+		return b.Deadline()
 	}
+	switch {
+	case b.state == burstIdle && !pasteLike(p):
+		b.typed = true
+		b.sink.Typed(p)
+	case b.state == burstIdle:
+		b.typed = false
+		b.join(p)
+	case oneKey(p) && !now.Before(b.after().Add(KeyGap)) && b.readLen < FullRead:
+		b.End()
+		b.typed = true
+		b.sink.Typed(p)
+	default:
+		b.typed = false
+		b.join(p)
+	}
+	b.lastIn, b.readLen = now, len(p)
 	return b.Deadline()
+}
+
+// Busy says that the caller could not read the terminal until the time
+// until (it was busy with what it read): what came meanwhile has waited in
+// the terminal's queue, so KeyGap, and the gap that ends a paste, are
+// counted from until. A caller whose reading gives up at the deadline
+// without looking at what waits then still reads it before the paste
+// ends. Calling it with an earlier time than before changes nothing.
+func (b *Burst) Busy(until time.Time) {
+	if until.After(b.ready) {
+		b.ready = until
+	}
+}
+
+// after is when the pause before the next read began: the last read, or
+// later, when the caller could read again.
+func (b *Burst) after() time.Time {
+	if b.ready.After(b.lastIn) {
+		return b.ready
+	}
+	return b.lastIn
+}
+
+// join adds p to the paste held or open.
+func (b *Burst) join(p []byte) {
+	if b.state == burstPasting {
+		b.sink.PasteData(p)
+		return
+	}
+	b.state = burstHolding
+	b.hold(p)
 }
 
 // hold adds p to what is held, and starts the paste when that makes it
 // large; what comes after the byte that made it large is the paste's too.
 func (b *Burst) hold(p []byte) {
-	b.spanN += len(p)
 	for i, c := range p {
 		switch {
 		case c == '\r':
@@ -172,35 +230,13 @@ func (b *Burst) hold(p []byte) {
 	b.held = append(b.held, p...)
 }
 
-// Flush lets time pass: held input that has paused BurstHold goes to the
-// child as typed, held input that came slower than a paste does goes too
-// (and what follows it, see Burst), a paste that has paused BurstGap ends,
-// typing that has paused BurstHold ends. Calling it early is harmless. It
-// returns the next deadline (zero if none).
+// Flush lets time pass: a paste held or open that has had no input for the
+// gap, while the caller could read (see Busy), ends (what is held goes to
+// the child as typed). Calling it early is
+// harmless. It returns the next deadline (zero if none).
 func (b *Burst) Flush(now time.Time) (deadline time.Time) {
-	switch b.state {
-	case burstHolding:
-		switch {
-		case !now.Before(b.lastIn.Add(BurstHold)):
-			b.release()
-			b.state = burstIdle
-		case !now.Before(b.span.Add(TypingSpan)):
-			if b.spanN < TypingBytes {
-				b.release()
-				b.state = burstTyping
-			} else {
-				b.span, b.spanN = now, 0
-			}
-		}
-	case burstTyping:
-		if !now.Before(b.lastIn.Add(BurstHold)) {
-			b.state = burstIdle
-		}
-	case burstPasting:
-		if !now.Before(b.lastIn.Add(BurstGap)) {
-			b.state = burstIdle
-			b.sink.PasteEnd()
-		}
+	if b.state != burstIdle && !now.Before(b.after().Add(b.gap)) {
+		b.End()
 	}
 	return b.Deadline()
 }
@@ -208,7 +244,8 @@ func (b *Burst) Flush(now time.Time) (deadline time.Time) {
 // End decides at once, whatever the time: held input goes as typed, an
 // open paste ends. The caller calls it when something other than typed
 // bytes comes (a marked paste, an end marker: escape sequences the
-// detector does not see), and at the end of the input.
+// detector does not see), and at the end of the input. Input after it
+// starts a new read, whatever its time.
 func (b *Burst) End() {
 	switch b.state {
 	case burstHolding:
@@ -216,7 +253,7 @@ func (b *Burst) End() {
 	case burstPasting:
 		b.sink.PasteEnd()
 	}
-	b.state = burstIdle
+	b.state, b.lastIn = burstIdle, time.Time{}
 }
 
 // Open reports whether a large paste is open.
@@ -224,23 +261,14 @@ func (b *Burst) Open() bool { return b.state == burstPasting }
 
 // Pending reports whether input is held or a paste is open: more input,
 // or the deadline, decides what it is.
-func (b *Burst) Pending() bool { return b.state == burstHolding || b.state == burstPasting }
+func (b *Burst) Pending() bool { return b.state != burstIdle }
 
 // Deadline is when Flush is owed, or the zero time.
 func (b *Burst) Deadline() time.Time {
-	switch b.state {
-	case burstHolding:
-		d := b.lastIn.Add(BurstHold)
-		if s := b.span.Add(TypingSpan); s.Before(d) {
-			d = s
-		}
-		return d
-	case burstTyping:
-		return b.lastIn.Add(BurstHold)
-	case burstPasting:
-		return b.lastIn.Add(BurstGap)
+	if b.state == burstIdle {
+		return time.Time{}
 	}
-	return time.Time{}
+	return b.after().Add(b.gap)
 }
 
 // release sends what is held to the child as typed.
@@ -254,4 +282,57 @@ func (b *Burst) release() {
 // forget empties the hold, keeping its memory for the next one.
 func (b *Burst) forget() {
 	b.held, b.breaks, b.lastCR = b.held[:0], 0, false
+}
+
+// pasteLike reports whether a read is no one's typing: longer than
+// LineBytes, or holding a line break before its end (a CRLF at its end is
+// one line break).
+func pasteLike(p []byte) bool {
+	if len(p) > LineBytes {
+		return true
+	}
+	for i, c := range p {
+		if c != '\r' && c != '\n' {
+			continue
+		}
+		rest := len(p) - i - 1
+		return rest > 1 || rest == 1 && (c != '\r' || p[i+1] != '\n')
+	}
+	return false
+}
+
+// oneKey reports whether a read is one key: one character (a control
+// character, or one UTF-8 encoded character), one escape sequence (CSI,
+// SS3, an X10 mouse report), or ESC before either (Alt with the key).
+func oneKey(p []byte) bool {
+	if len(p) > 1 && p[0] == esc {
+		return oneKey(p[1:]) || escapeSequence(p)
+	}
+	if len(p) == 1 {
+		return true
+	}
+	r, n := utf8.DecodeRune(p)
+	return r != utf8.RuneError && n == len(p)
+}
+
+// escapeSequence reports whether p, which starts with ESC, is exactly one
+// key's escape sequence: CSI parameters, intermediates and a final byte
+// (an X10 mouse report, CSI M and three bytes, too), or SS3 and one byte.
+func escapeSequence(p []byte) bool {
+	switch {
+	case len(p) == 3 && p[1] == 'O':
+		return true
+	case len(p) < 3 || p[1] != '[':
+		return false
+	case len(p) == 6 && p[2] == 'M':
+		return true
+	}
+	i := 2
+	for i < len(p) && p[i] >= 0x30 && p[i] <= 0x3f {
+		i++
+	}
+	for i < len(p) && p[i] >= 0x20 && p[i] <= 0x2f {
+		i++
+	}
+	return i == len(p)-1 && p[i] >= 0x40 && p[i] <= 0x7e
 }

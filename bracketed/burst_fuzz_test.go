@@ -14,13 +14,17 @@ import (
 // from the events of both (rebuilder) and fails the test on an event out
 // of order.
 type burstRig struct {
-	t      *testing.T
-	p      *Parser
-	b      *Burst
-	rb     *rebuilder
-	now    time.Time
-	inBur  bool   // a burst is open, as its events say
-	pasted []byte // the open burst's data
+	t   *testing.T
+	p   *Parser
+	b   *Burst
+	rb  *rebuilder
+	now time.Time
+	// lastRead is the time of the last read.
+	lastRead time.Time
+	lastLen  int    // its bytes
+	inBur    bool   // a burst is open, as its events say
+	typed    []byte // what the Burst emitted as typed
+	pasted   []byte // the open burst's data
 }
 
 func newBurstRig(t *testing.T) *burstRig {
@@ -47,6 +51,7 @@ func (s burstSide) Typed(p []byte) {
 	if s.g.inBur {
 		s.g.t.Fatalf("Typed(%q) in a burst", p)
 	}
+	s.g.typed = append(s.g.typed, p...)
 	s.g.rb.Typed(p)
 }
 
@@ -87,10 +92,15 @@ func (g *burstRig) write(p []byte, now time.Time) time.Time {
 	return earliest(d, g.b.Deadline())
 }
 
-// flush lets time pass to now.
+// flush lets time pass to now. What the Parser releases reaches the Burst
+// with the time it was read, as capture.Input passes it.
 func (g *burstRig) flush(now time.Time) time.Time {
 	g.now = now
+	if at := g.p.HeldSince(); !at.IsZero() {
+		g.now = at
+	}
 	d := g.p.Flush(now)
+	g.now = now
 	return earliest(d, g.b.Flush(now))
 }
 
@@ -109,16 +119,23 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // burstSteps are the times that pass between reads in FuzzBurstConservation.
-var burstSteps = [8]time.Duration{0, time.Millisecond, 5 * time.Millisecond, BurstHold, EscHold, BurstGap - time.Millisecond, TypingSpan, PasteSilence}
+var burstSteps = [8]time.Duration{0, 20 * time.Microsecond, KeyGap, 5 * time.Millisecond, EscHold, 20 * time.Millisecond, BurstGap, PasteSilence}
+
+// burstChunks are the lengths of the reads in FuzzBurstConservation: a
+// key's, typing's, and a terminal's reads of a paste, around LineBytes.
+var burstChunks = [16]int{1, 1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64, LineBytes, LineBytes + 1, 1024, 4095}
 
 // FuzzBurstConservation requires that the Parser and the Burst detector
 // together emit exactly the input without the recognised markers, in
 // order (no byte lost, reordered or duplicated), whatever the chunking and
-// timing; that the events nest; and that a paste the detector opens is
-// large: it holds the threshold's bytes or line breaks. Each byte of ops gives a chunk length (bits
-// 0-3, 1 to 16), the time that passes before it (bits 4-6, burstSteps),
-// and whether pbwrap stalled meanwhile (bit 7), so that a deadline passed
-// without Flush (the input was waiting).
+// timing; that the events nest; that a paste the detector opens is large:
+// it holds the threshold's bytes or line breaks; and that typing is never
+// held: a read of typing that the Parser passes whole, while nothing is
+// held, or of one key KeyGap after the read before, reaches the sink as
+// typed before Write returns. Each byte of ops gives a chunk length (bits
+// 0-3, burstChunks), the time that passes before it (bits 4-6,
+// burstSteps), and whether pbwrap stalled meanwhile (bit 7), so that a
+// deadline passed without Flush (the input was waiting).
 func FuzzBurstConservation(f *testing.F) {
 	for _, s := range burstSeeds() {
 		f.Add([]byte(s), []byte{0x0f})
@@ -138,9 +155,19 @@ func FuzzBurstConservation(f *testing.F) {
 					deadline = g.flush(deadline)
 				}
 			}
-			n := min(len(rest), int(o&15)+1)
-			deadline = g.write(rest[:n], now)
+			n := min(len(rest), burstChunks[o&15])
+			rd := rest[:n]
+			pending, quiet := g.b.Pending(), !g.p.Unfinished() && !g.p.late
+			since := now.Sub(g.lastRead)
+			typedBefore := len(g.typed)
+			deadline = g.write(rd, now)
+			g.lastRead, g.lastLen = now, len(rd)
 			rest = rest[n:]
+			plain := !bytes.Contains(rd, []byte{esc}) // The Parser passes it whole, at once.
+			typing := !pending && !pasteLike(rd) || pending && since >= KeyGap && oneKey(rd) && g.lastLen < FullRead
+			if quiet && plain && typing && since > 0 && !bytes.HasSuffix(g.typed[typedBefore:], rd) {
+				t.Fatalf("read %d, %q, %v after the one before (held or open before it: %v): not typed at once", k, rd, since, pending)
+			}
 			if g.b.Open() != g.inBur {
 				t.Fatalf("Open() = %v, events say %v", g.b.Open(), g.inBur)
 			}

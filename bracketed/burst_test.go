@@ -9,9 +9,9 @@ import (
 
 // burstOp is one step of a Burst test.
 type burstOp struct {
-	kind     string        // "read" (one Write), "flush" or "end"
+	kind     string        // "read" (one Write), "flush", "busy" or "end"
 	in       string        // for read
-	at       time.Duration // since epoch, for read and flush
+	at       time.Duration // since epoch, for read, flush and busy
 	deadline time.Duration // wanted deadline since epoch after the step; -1 for none
 }
 
@@ -21,14 +21,15 @@ func bread(at time.Duration, in string, deadline time.Duration) burstOp {
 func bflush(at, deadline time.Duration) burstOp {
 	return burstOp{kind: "flush", at: at, deadline: deadline}
 }
+func bbusy(until, deadline time.Duration) burstOp {
+	return burstOp{kind: "busy", at: until, deadline: deadline}
+}
 
 var bend = burstOp{kind: "end", deadline: none}
 
 const (
-	none  = -1
-	bhold = BurstHold
-	gap   = BurstGap
-	span  = TypingSpan
+	none = -1
+	gap  = BurstGap
 )
 
 // The thresholds of the table's Bursts: 16 bytes, or 3 line breaks.
@@ -36,6 +37,10 @@ const (
 	testMinBytes = 16
 	testMinLines = 3
 )
+
+// longLine is a read longer than LineBytes, with no line break: no one's
+// typing, and smaller than the default thresholds.
+var longLine = strings.Repeat("l", LineBytes+1)
 
 var burstTests = []struct {
 	name string
@@ -46,125 +51,160 @@ var burstTests = []struct {
 	minBytes int
 }{
 	{
-		name: "a key alone is typed once the input pauses",
-		ops:  []burstOp{bread(0, "a", bhold), bflush(bhold-1, bhold), bflush(bhold, none)},
+		name: "a key is typed at once",
+		ops:  []burstOp{bread(0, "a", none)},
 		want: []event{typed("a")},
 	},
 	{
-		name: "keys 30 ms apart are typed, each after its pause",
-		ops: []burstOp{
-			bread(0, "h", bhold), bflush(bhold, none),
-			bread(30*ms, "i", 30*ms+bhold), bflush(30*ms+bhold, none),
-			bread(60*ms, "\r", 60*ms+bhold), bflush(60*ms+bhold, none),
-		},
+		name: "keys a millisecond apart are typed, each at once",
+		ops:  []burstOp{bread(0, "h", none), bread(ms, "i", none), bread(2*ms, "\r", none)},
 		want: []event{typed("hi\r")},
 	},
 	{
-		name: "a line and its Enter in one read are typed: the Enter submits",
-		ops:  []burstOp{bread(0, "git commit -m\r", bhold), bflush(bhold, none)},
-		want: []event{typed("git commit -m\r")},
+		name: "a line and its Enter in one read are typed at once: the Enter submits",
+		ops:  []burstOp{bread(0, "git commit -m 'the first line typed by a program'\r", none)},
+		want: []event{typed("git commit -m 'the first line typed by a program'\r")},
 	},
 	{
-		name: "keys, arrows and control keys as they came: typed",
-		ops:  []burstOp{bread(0, "\x1b[A\x03", bhold), bread(ms, "\x7f\x1bOB", ms+bhold), bflush(ms+bhold, none)},
+		name: "CRLF at a line's end is its one line break",
+		ops:  []burstOp{bread(0, "ls -la\r\n", none)},
+		want: []event{typed("ls -la\r\n")},
+	},
+	{
+		name: "keys, arrows and control keys piled up in one read are typed at once",
+		ops:  []burstOp{bread(0, "\x1b[A\x03", none), bread(ms, "\x7f\x1bOB", none)},
 		want: []event{typed("\x1b[A\x03\x7f\x1bOB")},
+		// minBytes: 4 would make the second read large if it were held.
+		minBytes: 4,
 	},
 	{
-		name: "a small paste that pauses is typed, newlines and all",
-		ops:  []burstOp{bread(0, "one\rtwo\r", bhold), bflush(bhold, none)},
-		want: []event{typed("one\rtwo\r")},
+		name: "a small paste of two lines in one read is held, then typed as it came",
+		ops:  []burstOp{bread(0, "one\rtwo", gap), bflush(gap-1, gap), bflush(gap, none)},
+		want: []event{typed("one\rtwo")},
 	},
 	{
-		name: "a large paste in one read is one paste",
-		ops:  []burstOp{bread(0, strings.Repeat("x", 20), gap), bflush(gap, none)},
-		want: []event{start, data(strings.Repeat("x", 20)), end},
-	},
-	{
-		name: "a large paste whose first read is one character holds it: whole",
-		ops: []burstOp{
-			bread(0, "a", bhold), bread(ms, "b", ms+bhold), bread(2*ms, strings.Repeat("c", 30), 2*ms+gap),
-			bflush(2*ms+gap, none),
-		},
-		want: []event{start, data("ab" + strings.Repeat("c", 30)), end},
-	},
-	{
-		name: "a large paste a byte at a time, 0.1 ms apart",
-		ops: func() []burstOp {
-			var ops []burstOp
-			for i := range 16 {
-				at := time.Duration(i) * 100 * time.Microsecond
-				d := at + bhold
-				if i == 15 {
-					d = at + gap
-				}
-				ops = append(ops, bread(at, string(rune('a'+i)), d))
-			}
-			return append(ops, bflush(1500*time.Microsecond+gap, none))
-		}(),
-		want: []event{start, data("abcdefghijklmnop"), end},
-	},
-	{
-		name: "control characters and escape sequences are the large paste's",
-		ops:  []burstOp{bread(0, "\x1b[31merr\x1b[0m\f\x08", bhold), bread(ms, "\x03 more text here", ms+gap), bflush(ms+gap, none)},
-		want: []event{start, data("\x1b[31merr\x1b[0m\f\x08\x03 more text here"), end},
-	},
-	{
-		name: "line breaks make it large; CRLF counts once",
-		ops:  []burstOp{bread(0, "a\r\nb\r\n", bhold), bread(ms, "c\rd", ms+gap), bflush(ms+gap, none)},
-		want: []event{start, data("a\r\nb\r\nc\rd"), end},
-	},
-	{
-		name: "pauses shorter than BurstHold keep it one",
-		ops: []burstOp{
-			bread(0, "0123456789", bhold), bread(bhold-ms, "abcdef", bhold-ms+gap),
-			bread(bhold-ms+20*ms, "tail", bhold+19*ms+gap), bflush(bhold+19*ms+gap, none),
-		},
-		want: []event{start, data("0123456789abcdeftail"), end},
-	},
-	{
-		name: "after a large paste has ended, input is held anew",
-		ops: []burstOp{
-			bread(0, strings.Repeat("x", 16), gap), bflush(gap, none),
-			bread(gap+ms, "\r", gap+ms+bhold), bflush(gap+ms+bhold, none),
-		},
-		want: []event{start, data(strings.Repeat("x", 16)), end, typed("\r")},
-	},
-	{
-		name: "a program typing a key a millisecond apart is typed after a span, then at once",
-		ops: func() []burstOp {
-			var ops []burstOp
-			for i := 0; i <= 40; i++ {
-				at := time.Duration(i) * ms
-				d := at + bhold
-				if i < 32 && span < d {
-					d = span
-				}
-				ops = append(ops, bread(at, "k", d))
-			}
-			return append(ops, bflush(40*ms+bhold, none))
-		}(),
-		want:     []event{typed(strings.Repeat("k", 41))},
+		name: "a read longer than LineBytes is held, then typed as it came",
+		ops:  []burstOp{bread(0, longLine, gap), bflush(gap, none)},
+		want: []event{typed(longLine)},
+		// Large only at 8192 bytes.
 		minBytes: 8192,
 	},
 	{
+		name: "a large paste in one read is one paste",
+		ops:  []burstOp{bread(0, "one\rtwo\rthree\rfour", gap), bflush(gap, none)},
+		want: []event{start, data("one\rtwo\rthree\rfour"), end},
+	},
+	{
+		name: "a paste's pieces within the gap are one paste",
+		ops: []burstOp{
+			bread(0, "one\rtwo", gap), bread(20*ms, "\rthree\rfour", 20*ms+gap),
+			bread(40*ms, "\rfive\rsix", 40*ms+gap), bflush(40*ms+gap, none),
+		},
+		want: []event{start, data("one\rtwo\rthree\rfour\rfive\rsix"), end},
+	},
+	{
+		name: "a key typed 5 ms before a paste is typed, not the paste's",
+		ops:  []burstOp{bread(0, "k", none), bread(5*ms, "one\rtwo\rthree\r", 5*ms+gap), bflush(5*ms+gap, none)},
+		want: []event{typed("k"), start, data("one\rtwo\rthree\r"), end},
+	},
+	{
+		name: "an Enter 5 ms after a paste ends it, and is typed",
+		ops:  []burstOp{bread(0, "one\rtwo\rthree\r", gap), bread(5*ms, "\r", none)},
+		want: []event{start, data("one\rtwo\rthree\r"), end, typed("\r")},
+	},
+	{
+		name: "an Enter KeyGap after a small paste held sends it on, then is typed",
+		ops:  []burstOp{bread(0, "one\rtwo", gap), bread(KeyGap, "\r", none)},
+		want: []event{typed("one\rtwo\r")},
+	},
+	{
+		name: "an arrow key after a paste ends it; so does a key with Alt",
+		ops:  []burstOp{bread(0, "one\rtwo\rthree\r", gap), bread(5*ms, "\x1b[1;5A", none), bread(10*ms, "\x1bb", none)},
+		want: []event{start, data("one\rtwo\rthree\r"), end, typed("\x1b[1;5A\x1bb")},
+	},
+	{
+		name: "a byte right after a large read is the rest of the terminal's write: the paste's",
+		ops: []burstOp{
+			bread(0, "one\rtwo", gap), bread(50*time.Microsecond, "\r", 50*time.Microsecond+gap),
+			bread(100*time.Microsecond, "three\r", 100*time.Microsecond+gap), bflush(100*time.Microsecond+gap, none),
+		},
+		want: []event{start, data("one\rtwo\rthree\r"), end},
+	},
+	{
+		name: "a byte after a read that filled the kernel's buffer is the rest of the write, however late",
+		ops: []burstOp{
+			bread(0, strings.Repeat("x\r", FullRead/2), gap), bread(0, "y", gap), bread(10*ms, "\r", 10*ms+gap),
+			bread(20*ms, "z", none),
+		},
+		want:     []event{start, data(strings.Repeat("x\r", FullRead/2) + "y\r"), end, typed("z")},
+		minBytes: 8192,
+	},
+	{
+		name: "a byte read after the caller was busy, within KeyGap of that, is the paste's",
+		ops: []burstOp{
+			bread(0, "one\rtwo\rthree", gap), bbusy(30*ms, 30*ms+gap), bread(30*ms+KeyGap-1, "\r", 30*ms+KeyGap-1+gap),
+			bread(40*ms, "x", none),
+		},
+		want: []event{start, data("one\rtwo\rthree\r"), end, typed("x")},
+	},
+	{
+		name: "the caller busy past the gap: the paste waits for what came meanwhile",
+		ops: []burstOp{
+			bread(0, "one\rtwo\rthree\r", gap), bbusy(150*ms, 150*ms+gap), bflush(150*ms, 150*ms+gap),
+			bread(150*ms+ms, "four\r", 151*ms+gap), bflush(151*ms+gap, none),
+		},
+		want: []event{start, data("one\rtwo\rthree\rfour\r"), end},
+	},
+	{
+		name: "text a piece after a paste joins it: a paste's last piece may be short",
+		ops:  []burstOp{bread(0, "one\rtwo\rthree\r", gap), bread(20*ms, "four", 20*ms+gap), bflush(20*ms+gap, none)},
+		want: []event{start, data("one\rtwo\rthree\rfour"), end},
+	},
+	{
+		name: "the rest of a read at the same time goes where the read went",
+		ops: []burstOp{
+			bread(0, "a", none), bread(0, "\x1b", none),
+			bread(ms, "one\rtwo", ms+gap), bread(ms, "\x1b", ms+gap), bflush(ms+gap, none),
+		},
+		want: []event{typed("a\x1bone\rtwo\x1b")},
+	},
+	{
+		name: "control characters and escape sequences are a large paste's",
+		ops:  []burstOp{bread(0, "\x1b[31merr\x1b[0m\f\x08\r\x1b[1mmore", gap), bread(20*ms, "\x03 text here", 20*ms+gap), bflush(20*ms+gap, none)},
+		want: []event{start, data("\x1b[31merr\x1b[0m\f\x08\r\x1b[1mmore\x03 text here"), end},
+	},
+	{
+		name: "line breaks make it large; CRLF counts once",
+		ops:  []burstOp{bread(0, "a\r\nb\r\n", gap), bread(ms, "c\rd", ms+gap), bflush(ms+gap, none)},
+		want: []event{start, data("a\r\nb\r\nc\rd"), end},
+	},
+	{
+		name: "after a paste has ended at the gap, a key is typed at once",
+		ops: []burstOp{
+			bread(0, strings.Repeat("x\r", 8), gap), bflush(gap, none),
+			bread(gap+ms, "\r", none),
+		},
+		want: []event{start, data(strings.Repeat("x\r", 8)), end, typed("\r")},
+	},
+	{
 		name: "pbwrap stalled past the deadline: the read is not a pause",
-		ops:  []burstOp{bread(0, "a", bhold), bread(bhold+20*ms, strings.Repeat("b", 100), bhold+20*ms+gap), bflush(bhold+20*ms+gap, none)},
-		want: []event{start, data("a" + strings.Repeat("b", 100)), end},
+		ops:  []burstOp{bread(0, "a\rb", gap), bread(gap+20*ms, "\rc\r", gap+20*ms+gap), bflush(gap+20*ms+gap, none)},
+		want: []event{start, data("a\rb\rc\r"), end},
 	},
 	{
 		name: "End types what is held",
-		ops:  []burstOp{bread(0, "ab", bhold), bend, bflush(time.Hour, none)},
-		want: []event{typed("ab")},
+		ops:  []burstOp{bread(0, "a\rb", gap), bend, bflush(time.Hour, none)},
+		want: []event{typed("a\rb")},
 	},
 	{
 		name: "End ends a paste",
-		ops:  []burstOp{bread(0, strings.Repeat("y", 17), gap), bend},
-		want: []event{start, data(strings.Repeat("y", 17)), end},
+		ops:  []burstOp{bread(0, strings.Repeat("y\r", 9), gap), bend},
+		want: []event{start, data(strings.Repeat("y\r", 9)), end},
 	},
 	{
 		name: "a paste still open",
-		ops:  []burstOp{bread(0, strings.Repeat("y", 17), gap), bflush(gap-1, gap)},
-		want: []event{start, data(strings.Repeat("y", 17))},
+		ops:  []burstOp{bread(0, strings.Repeat("y\r", 9), gap), bflush(gap-1, gap)},
+		want: []event{start, data(strings.Repeat("y\r", 9))},
 		open: true,
 	},
 }
@@ -179,6 +219,9 @@ func runBurstOps(t *testing.T, name string, b *Burst, ops []burstOp) {
 			got = b.Write([]byte(o.in), epoch.Add(o.at))
 		case "flush":
 			got = b.Flush(epoch.Add(o.at))
+		case "busy":
+			b.Busy(epoch.Add(o.at))
+			got = b.Deadline()
 		case "end":
 			b.End()
 			got = b.Deadline()
@@ -211,9 +254,44 @@ func TestBurst(t *testing.T) {
 	}
 }
 
-// feedReads writes body to b in reads of n bytes, spacing apart, and calls
-// Flush at each deadline that passes before the next read, as ptyproxy
-// does when nothing has arrived by then, and at the end.
+// What one read is: a key, typing, or no one's typing.
+func TestBurstReadKinds(t *testing.T) {
+	keys := []string{
+		"a", "\r", "\x7f", "\x03", "\x1b", "é", "日", "🙂", "\x1b[A", "\x1bOP", "\x1b[1;5C", "\x1b[200;2~",
+		"\x1b[<35;120;45M", "\x1b[M !!", "\x1b[97;5u", "\x1bb", "\x1b\x1b[A", "\x1b\x1b", "\x1bé", "\x1b[I",
+	}
+	notKeys := []string{"ab", "\r\r", "\x1b[A\x1b[B", "\x1b[1;", "ls\r", "\xff\xfe", "é!", "\x1bab", "\x1b[M !"}
+	for _, k := range keys {
+		if !oneKey([]byte(k)) {
+			t.Errorf("oneKey(%q) = false, want true", k)
+		}
+		if pasteLike([]byte(k)) {
+			t.Errorf("pasteLike(%q) = true: a key is typing", k)
+		}
+	}
+	for _, k := range notKeys {
+		if oneKey([]byte(k)) {
+			t.Errorf("oneKey(%q) = true, want false", k)
+		}
+	}
+	typing := []string{"ls -la\r", "ls -la\n", "ls -la\r\n", "no line break", strings.Repeat("x", LineBytes), "日本語の文"}
+	pastes := []string{"a\rb", "a\nb", "\r\r", "\r\n\r\n", "one\r\ntwo", strings.Repeat("x", LineBytes+1), "a\n\r"}
+	for _, s := range typing {
+		if pasteLike([]byte(s)) {
+			t.Errorf("pasteLike(%.40q) = true, want false: typing", s)
+		}
+	}
+	for _, s := range pastes {
+		if !pasteLike([]byte(s)) {
+			t.Errorf("pasteLike(%.40q) = false, want true", s)
+		}
+	}
+}
+
+// feedReads writes body to b in reads of n bytes, spacing apart (each at
+// its own time), and calls Flush at each deadline that passes before the
+// next read, as ptyproxy does when nothing has arrived by then, and at the
+// end.
 func feedReads(b *Burst, body string, n int, spacing time.Duration) {
 	now, deadline := epoch, time.Time{}
 	for k := 0; len(body) > 0; k++ {
@@ -231,61 +309,64 @@ func feedReads(b *Burst, body string, n int, spacing time.Duration) {
 }
 
 // wantReads is what Burst must emit for body in reads of n bytes, spacing
-// apart, where the reads take less than a TypingSpan (see Burst): reads
-// closer than BurstHold are one input, a paste when large, typed when not;
-// reads further apart are each their own, until one is large, whose paste
-// then takes the reads that follow within BurstGap.
+// apart, by the rules read by read: typing passes, what is no one's typing
+// is held with what follows until it is large, a key KeyGap after the read
+// before ends what is held or open, and so does a pause of BurstGap.
 func wantReads(body string, n int, spacing time.Duration) []event {
-	var reads []string
-	for ; len(body) > 0; body = body[min(n, len(body)):] {
-		reads = append(reads, body[:min(n, len(body))])
-	}
 	var r recorder
+	held, open := "", false
 	large := func(s string) bool {
-		breaks := strings.Count(strings.ReplaceAll(s, "\r\n", "\n"), "\n") + strings.Count(strings.ReplaceAll(s, "\r\n", "\n"), "\r")
-		return len(s) >= testMinBytes || breaks >= testMinLines
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		return len(s) >= testMinBytes || strings.Count(s, "\n")+strings.Count(s, "\r") >= testMinLines
 	}
-	if spacing < bhold {
-		if all := strings.Join(reads, ""); large(all) {
-			r.PasteStart()
-			r.PasteData([]byte(all))
+	finish := func() {
+		if open {
 			r.PasteEnd()
-		} else {
-			r.Typed([]byte(all))
+		} else if held != "" {
+			r.Typed([]byte(held))
 		}
-		return r.events()
+		held, open = "", false
 	}
-	for k, rd := range reads {
-		if !large(rd) {
+	first := true
+	for ; len(body) > 0; body = body[min(n, len(body)):] {
+		rd := body[:min(n, len(body))]
+		pending := open || held != ""
+		if pending && spacing >= gap {
+			finish()
+			pending = false
+		}
+		switch {
+		case !pending && !pasteLike([]byte(rd)):
 			r.Typed([]byte(rd))
-			continue
+		case pending && !first && spacing >= KeyGap && oneKey([]byte(rd)):
+			finish()
+			r.Typed([]byte(rd))
+		case open:
+			r.PasteData([]byte(rd))
+		default:
+			held += rd
+			if large(held) {
+				r.PasteStart()
+				r.PasteData([]byte(held))
+				held, open = "", true
+			}
 		}
-		r.PasteStart()
-		r.PasteData([]byte(rd))
-		if spacing < gap {
-			r.PasteData([]byte(strings.Join(reads[k+1:], "")))
-			r.PasteEnd()
-			break
-		}
-		r.PasteEnd()
+		first = false
 	}
+	finish()
 	return r.events()
 }
 
-// Every case at every read size, at spacings around BurstHold and
-// BurstGap, with the clock the test's: a paste is saved whole, or typed
-// whole, however it is chunked.
+// Every case at every read size, at spacings around KeyGap and BurstGap,
+// with the clock the test's: a paste is saved whole, or typed whole,
+// however it is chunked, and typing is never held.
 func TestBurstReadSizes(t *testing.T) {
 	for _, body := range []string{
 		"one\rtwo\rthree\r", "ab", "a line\r", strings.Repeat("0123456789abcdef", 3),
-		"\x1b[1mbold\x1b[0m\r\x08\x7f and more\r", "x\r\ny\r\nz",
+		"\x1b[1mbold\x1b[0m\r\x08\x7f and more\r", "x\r\ny\r\nz", "k" + strings.Repeat("line\r", 5) + "\r",
 	} {
 		for n := 1; n <= len(body); n++ {
-			for _, spacing := range []time.Duration{0, 100 * time.Microsecond, ms, 5 * ms, bhold - 1, bhold, bhold + ms, gap - ms, gap, 33 * ms} {
-				reads := (len(body) + n - 1) / n
-				if time.Duration(reads-1)*spacing >= span && spacing < bhold {
-					continue // The typing rule's: TestBurst has it.
-				}
+			for _, spacing := range []time.Duration{time.Microsecond, 100 * time.Microsecond, KeyGap - 1, KeyGap, 5 * ms, 20 * ms, gap - 1, gap, 150 * ms} {
 				var r recorder
 				b := NewBurst(&r, testMinBytes, testMinLines)
 				feedReads(b, body, n, spacing)
@@ -298,20 +379,65 @@ func TestBurstReadSizes(t *testing.T) {
 }
 
 // A paste at the default thresholds: 12 KB of log lines in colour, read
-// in every chunking a terminal makes (whole, 4 KiB, a byte at a time), is
-// one paste with every byte.
+// in every chunking a terminal makes (whole, 4 KiB reads back to back, 4
+// KiB and a byte, 1 KB every 20 ms), is one paste with every byte.
 func TestBurstColouredLog(t *testing.T) {
 	var log strings.Builder
 	for i := 0; log.Len() < 12<<10; i++ {
 		fmt.Fprintf(&log, "\x1b[32m2026-12-01T10:00:%02d\x1b[0m \x1b[1mINFO\x1b[0m request %d served\r\n", i%60, i)
 	}
-	for _, n := range []int{1, 2, 4096, log.Len()} {
+	for _, tc := range []struct {
+		n       int
+		spacing time.Duration
+	}{{log.Len(), 0}, {4095, 20 * time.Microsecond}, {1024, 20 * ms}, {300, 5 * ms}} {
 		var r recorder
 		b := NewBurst(&r, 8192, 200)
-		feedReads(b, log.String(), n, 0)
+		feedReads(b, log.String(), tc.n, tc.spacing)
 		if got, want := r.String(), fmt.Sprint([]event{start, data(log.String()), end}); got != want {
-			t.Errorf("reads of %d: %.300s", n, got)
+			t.Errorf("reads of %d, %v apart: %.300s", tc.n, tc.spacing, got)
 		}
+	}
+}
+
+// The mis-framing of a terminal that paces its paste: 100 KB arriving 1
+// KB every 20 ms is one paste (it was typed as its lines, each Entered,
+// when what was held went on after 16 ms), and an Enter 5 ms after its
+// last piece is typed after it, not saved in it.
+func TestBurstPacedPaste(t *testing.T) {
+	var text strings.Builder
+	for i := 0; text.Len() < 100<<10; i++ {
+		fmt.Fprintf(&text, "%05d the quick brown fox\r", i)
+	}
+	body := text.String()[:100<<10]
+	var r recorder
+	b := NewBurst(&r, 8192, 200)
+	now := epoch
+	for p := body; len(p) > 0; p = p[min(1024, len(p)):] {
+		if d := b.Deadline(); !d.IsZero() && !now.Before(d) {
+			b.Flush(d)
+		}
+		b.Write([]byte(p[:min(1024, len(p))]), now)
+		now = now.Add(20 * ms)
+	}
+	b.Write([]byte("\r"), now.Add(-20*ms+5*ms))
+	if got, want := r.String(), fmt.Sprint([]event{start, data(body), end, typed("\r")}); got != want {
+		t.Errorf("events: %.200s ... %.100s", got, got[max(0, len(got)-100):])
+	}
+}
+
+// GNU screen 4 pauses within a paste for up to 200 ms: with a gap longer
+// than that, the paste stays one.
+func TestBurstSetGap(t *testing.T) {
+	var r recorder
+	b := NewBurst(&r, testMinBytes, testMinLines)
+	b.SetGap(300 * ms)
+	ops := []burstOp{
+		bread(0, "one\rtwo\rthree\r", 300*ms), bflush(200*ms, 300*ms),
+		bread(200*ms, "four\rfive\r", 500*ms), bflush(500*ms, none),
+	}
+	runBurstOps(t, "SetGap", b, ops)
+	if got, want := r.String(), fmt.Sprint([]event{start, data("one\rtwo\rthree\rfour\rfive\r"), end}); got != want {
+		t.Errorf("events %s, want %s", got, want)
 	}
 }
 
@@ -320,7 +446,7 @@ func TestBurstRuns(t *testing.T) {
 	var r recorder
 	b := NewBurst(&r, 8192, 200)
 	b.Write([]byte(strings.Repeat("x", 1000)+"\x1b[A"+strings.Repeat("y", 1000)), epoch)
-	b.Flush(epoch.Add(bhold))
+	b.Flush(epoch.Add(gap))
 	b.Write([]byte(strings.Repeat("z", 9000)), epoch.Add(time.Second))
 	b.Write([]byte(strings.Repeat("w", 1000)), epoch.Add(time.Second+ms))
 	// typed, start, data (the held run), data (the read's rest), data
@@ -329,20 +455,20 @@ func TestBurstRuns(t *testing.T) {
 	}
 }
 
-// TestBurstAllocs guards the input path: once its bhold has grown, a key,
+// TestBurstAllocs guards the input path: once its hold has grown, a key,
 // a key sequence and a paste cost no allocation.
 func TestBurstAllocs(t *testing.T) {
 	b := NewBurst(nopSink{}, 8192, 200)
 	key, arrow, paste := []byte("a"), []byte("\x1b[A"), []byte(strings.Repeat("x", 9000))
 	now := epoch
-	b.Write(paste[:8000], now) // Grows the bhold.
-	b.Flush(now.Add(bhold))
+	b.Write(paste[:8000], now) // Grows the hold.
+	b.Flush(now.Add(gap))
 	tests := []struct {
 		name string
 		f    func()
 	}{
-		{"typed key", func() { now = now.Add(time.Second); b.Write(key, now); b.Flush(now.Add(bhold)) }},
-		{"arrow key", func() { now = now.Add(time.Second); b.Write(arrow, now); b.Flush(now.Add(bhold)) }},
+		{"typed key", func() { now = now.Add(time.Second); b.Write(key, now) }},
+		{"arrow key", func() { now = now.Add(time.Second); b.Write(arrow, now) }},
 		{"paste", func() { now = now.Add(time.Second); b.Write(paste, now); b.Flush(now.Add(gap)) }},
 	}
 	for _, tt := range tests {
@@ -355,8 +481,9 @@ func TestBurstAllocs(t *testing.T) {
 // What is held never outgrows the threshold: the rest streams.
 func TestBurstHoldBounded(t *testing.T) {
 	b := NewBurst(nopSink{}, 100, 200)
+	b.Write([]byte("a\rb"), epoch)
 	for i := range 1000 {
-		b.Write([]byte(strings.Repeat("x", 7)), epoch.Add(time.Duration(i)*time.Microsecond))
+		b.Write([]byte(strings.Repeat("x", 7)), epoch.Add(time.Duration(i+1)*time.Microsecond))
 		if len(b.held) > 100 {
 			t.Fatalf("after %d reads: %d bytes held", i+1, len(b.held))
 		}

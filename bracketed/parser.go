@@ -203,6 +203,16 @@ func (p *Parser) Unfinished() bool {
 	return p.inPaste || p.nhold > 0
 }
 
+// HeldSince is when the held marker prefix outside a paste was read, the
+// zero time when none is held: the bytes a Flush releases as typed came
+// then, not at the Flush.
+func (p *Parser) HeldSince() time.Time {
+	if p.nhold == 0 || p.inPaste {
+		return time.Time{}
+	}
+	return p.holdAt
+}
+
 // Deadline is when Flush is owed, or the zero time: what the last Write or
 // Flush returned.
 func (p *Parser) Deadline() time.Time { return p.deadline() }

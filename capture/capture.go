@@ -8,8 +8,8 @@
 // on the path back; both have the method set of ptyproxy.Filter. Output
 // tells Input whether the child has bracketed paste (mode 2004) on.
 //
-// Where the terminal does not bracket pastes, Input can take a burst of
-// input, faster than a person types, for a paste (see BurstMode).
+// Where the terminal does not bracket pastes, Input can take a large paste
+// by what each read brings, and never holds a key for it (see BurstMode).
 package capture
 
 import (
@@ -43,23 +43,25 @@ const (
 const RepeatWindow = 60 * time.Second
 
 // BurstMode says whether Input looks for pastes the terminal does not
-// mark (see bracketed.Burst): input that arrives faster than a person
-// types and grows to a large paste before it pauses. Such a paste is saved
-// like a marked one (with the same repeat window and fallback); input that
-// pauses before it is large reaches the child exactly as it came, as
-// typed.
+// mark (see bracketed.Burst): reads that no one types (more than a line,
+// or longer than bracketed.LineBytes) that grow to a large paste before
+// the terminal pauses or a key comes. Such a paste is saved like a marked
+// one (with the same repeat window and fallback); what stays small reaches
+// the child exactly as it came, as typed, and keys and lines typed pass as
+// they are read.
 type BurstMode uint8
 
 const (
 	// BurstOff never looks: the zero value.
 	BurstOff BurstMode = iota
-	// BurstAuto looks only where the terminal does not mark pastes: Input
-	// asks it (bracketed.Question, see Ask), and takes what the
-	// environment says (Config.TerminalMarks). Where it marks them, or
-	// until it has said, unmarked input is typing from the first byte; a
-	// terminal that marks one paste marks them all. Where it says it does
-	// not, or does not answer the question (within AnswerWait, or with DA1
-	// alone), Input looks.
+	// BurstAuto looks only where the terminal does not mark pastes, as
+	// Looks decides: from what the environment says of the front end
+	// (Config.Marks) and what the terminal answers when asked
+	// (bracketed.Question, see Ask). Where it marks them, unmarked input
+	// is typing from the first byte; a terminal that marks one paste
+	// marks them all. Where it says it does not, does not answer the
+	// question (within AnswerWait, or with DA1 alone), or the front end
+	// does not mark pastes, Input looks.
 	BurstAuto
 	// BurstOn looks for the whole session.
 	BurstOn
@@ -113,11 +115,19 @@ type Config struct {
 	// mark (--burst); the zero value is BurstOff.
 	Burst BurstMode
 
-	// TerminalMarks says that the terminal is known to mark pastes, from
-	// the environment: tmux marks pastes into a pane that asked for it
-	// (and tmux 3.3a does not answer the question). With BurstAuto,
-	// Input then never looks, and asks nothing.
-	TerminalMarks bool
+	// Marks is what the environment says of the front end that relays
+	// the user's keys (internal/frontend): tmux, which marks pastes into
+	// a pane that asked for it and answers no question about it; GNU
+	// screen 4 or the Linux console, which do not mark them. With
+	// MarksYes and BurstAuto, Input never looks, and asks nothing; with
+	// MarksNo it looks from the first byte, and asks, since the
+	// terminal's own answer goes first (see Looks).
+	Marks Marks
+
+	// BurstGap is how long an unmarked paste stays open without input;
+	// zero means bracketed.BurstGap. A front end that pauses within a
+	// paste for longer (GNU screen 4) needs more.
+	BurstGap time.Duration
 
 	// RepeatWindow is how soon the same text pasted again goes inline
 	// (--repeat-window); zero means the default, RepeatWindow, and a
@@ -168,12 +178,14 @@ type Input struct {
 	err    error     // the first error writing to the child in this call
 
 	burst   *bracketed.Burst // nil while Input does not look for unmarked pastes
+	readAt  time.Time        // when the typed bytes being passed were read
+	clock   func() time.Time // when this call's work is done: time.Now but in tests
 	replies bracketed.Replies
 	// blinkHeard: the answer for mode 12 has gone to Config.CursorBlink.
 	blinkHeard bool
 	asked      atomic.Int64 // Ask's time, in Unix nanoseconds, when it asked: set by Ask, from any goroutine
 	askedAt    time.Time    // that time, once the input side has seen it (see arm); zero before
-	decided    bool         // BurstAuto: it is known whether the terminal marks pastes, or that it does not say
+	answer     Answer       // what the terminal has said of marking pastes (see Looks)
 	silent     bool         // AnswerWait passed after the question with no DA1 answer
 	pass       []byte       // what Replies passes on, reused
 
@@ -212,7 +224,7 @@ func NewInput(cfg Config) *Input {
 	if cfg.RepeatWindow == 0 {
 		cfg.RepeatWindow = RepeatWindow
 	}
-	in := &Input{cfg: cfg, recent: make(map[string]time.Time)}
+	in := &Input{cfg: cfg, recent: make(map[string]time.Time), clock: time.Now}
 	in.parser = bracketed.NewParser(in)
 	if cfg.Image != ImageOff {
 		in.clip = newClip(in)
@@ -220,20 +232,35 @@ func NewInput(cfg Config) *Input {
 	if cfg.Silence > 0 {
 		in.parser.SetSilence(cfg.Silence)
 	}
-	switch {
-	case cfg.Burst == BurstOn:
+	look, why := Looks(cfg.Burst, cfg.Marks, AnswerNone)
+	if look {
 		in.look()
-	case cfg.Burst == BurstAuto && cfg.TerminalMarks:
-		in.decided = true
-		cfg.Debugf("paste: the environment says the terminal marks pastes (tmux): unmarked input is typing")
+		cfg.Debugf("paste: %s: looking for large unmarked pastes (keys and lines pass as they are read)", why)
+	} else {
+		cfg.Debugf("paste: %s: unmarked input is typing", why)
 	}
 	return in
+}
+
+// decide looks for unmarked pastes, or stops, as Looks says now.
+func (in *Input) decide() {
+	switch look, why := Looks(in.cfg.Burst, in.cfg.Marks, in.answer); {
+	case look && in.burst == nil:
+		in.look()
+		in.cfg.Debugf("paste: %s: looking for large unmarked pastes (keys and lines pass as they are read)", why)
+	case !look && in.burst != nil:
+		in.stopLooking()
+		in.cfg.Debugf("paste: %s: unmarked input is typing from now on", why)
+	}
 }
 
 // look starts looking for unmarked pastes.
 func (in *Input) look() {
 	if in.burst == nil {
 		in.burst = bracketed.NewBurst(burstEvents{in}, in.cfg.MinBytes, in.cfg.MinLines)
+		if in.cfg.BurstGap > 0 {
+			in.burst.SetGap(in.cfg.BurstGap)
+		}
 	}
 }
 
@@ -256,7 +283,7 @@ func (in *Input) stopLooking() {
 // With ImageAuto it asks too whether the terminal has paste events
 // (bracketed.ClipQuestion), before the DA1 that fences the answers.
 func (in *Input) Ask(now time.Time) []byte {
-	burst := in.cfg.Burst == BurstAuto && !in.cfg.TerminalMarks
+	burst := in.cfg.Burst == BurstAuto && in.cfg.Marks != MarksYes
 	image := in.cfg.Image == ImageAuto
 	if !burst && !image || !in.asked.CompareAndSwap(0, now.UnixNano()) {
 		return nil
@@ -286,31 +313,27 @@ func (in *Input) arm() {
 	}
 }
 
-// heard decides, with BurstAuto, from what the terminal has answered by
-// now: a DECRQM answer decides (a late one too); DA1 without it, or
-// AnswerWait without either, means it does not say, and Input looks.
+// heard takes, with BurstAuto, what the terminal has answered by now, and
+// decides by Looks: a DECRQM answer counts (a late one too); DA1 without
+// it, or AnswerWait without either, means it does not say. A marked paste
+// has said more than any answer.
 func (in *Input) heard(now time.Time) {
 	if in.cfg.Burst != BurstAuto || in.askedAt.IsZero() {
 		return
 	}
+	was := in.answer
 	switch marks, known := in.replies.Marks(); {
+	case was == AnswerMarks:
 	case known && marks:
-		if !in.decided || in.burst != nil {
-			in.cfg.Debugf("paste: the terminal says it marks pastes (DECRQM %c): unmarked input is typing", in.replies.Mode())
-		}
-		in.decided = true
-		in.stopLooking()
+		in.answer = AnswerMarks
 	case known:
-		if !in.decided {
-			in.cfg.Debugf("paste: the terminal says it does not mark pastes (DECRQM %c): looking for large unmarked ones", in.replies.Mode())
-		}
-		in.decided = true
-		in.look()
-	case in.decided:
-	case in.replies.AnsweredDA1(), !now.Before(in.askedAt.Add(AnswerWait)):
-		in.cfg.Debugf("paste: the terminal does not say whether it marks pastes: looking for large unmarked ones")
-		in.decided = true
-		in.look()
+		in.answer = AnswerNoMarks
+	case was == AnswerNone && (in.replies.AnsweredDA1() || !now.Before(in.askedAt.Add(AnswerWait))):
+		in.answer = AnswerSilent
+	}
+	if in.answer != was {
+		in.cfg.Debugf("paste: asked whether it marks pastes, the terminal %v", in.answer)
+		in.decide()
 	}
 	if !in.replies.Done() && !now.Before(in.askedAt.Add(AnswerWait)) {
 		in.silent = true
@@ -326,7 +349,10 @@ func (in *Input) waiting() bool {
 	return !in.askedAt.IsZero() && !in.replies.Done() && !in.silent
 }
 
-// Filter passes the user's input p on to the child w.
+// Filter passes the user's input p on to the child w. While a paste is
+// held or open, the burst detector learns when the call's work was done:
+// what came while it was busy was waiting, no pause of the terminal's (see
+// bracketed.Burst.Busy).
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
@@ -335,11 +361,15 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 	} else {
 		in.keys(p, now)
 	}
+	if in.burst != nil && in.burst.Pending() {
+		in.burst.Busy(in.clock())
+	}
 	return in.deadline(), in.end()
 }
 
-// keys passes on input that is no OSC 5522 packet: the terminal's
-// answers to Ask are taken out, the rest goes to the paste parser.
+// keys passes on input that is no OSC 5522 packet, read at time now: the
+// terminal's answers to Ask are taken out, the rest goes to the paste
+// parser.
 func (in *Input) keys(p []byte, now time.Time) {
 	if !in.replies.Done() && !in.askedAt.IsZero() {
 		in.pass, _ = in.replies.Write(in.pass[:0], p, now)
@@ -355,6 +385,7 @@ func (in *Input) keys(p []byte, now time.Time) {
 			in.clip.heard(now)
 		}
 	}
+	in.readAt = now
 	in.parser.Write(p, now)
 }
 
@@ -370,11 +401,16 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	if !in.askedAt.IsZero() {
 		at := in.replies.HeldSince()
 		in.pass, _ = in.replies.Flush(in.pass[:0], now)
+		in.readAt = at
 		in.parser.Write(in.pass, at)
 		in.heard(now)
 		if in.clip != nil {
 			in.clip.heard(now)
 		}
+	}
+	// What the parser releases was read when its hold began.
+	if in.readAt = in.parser.HeldSince(); in.readAt.IsZero() {
+		in.readAt = now
 	}
 	in.parser.Flush(now)
 	if in.burst != nil {
@@ -457,7 +493,9 @@ func (in *Input) Orphans() []Orphan {
 	return slices.Clone(in.orphans)
 }
 
-func (in *Input) begin(w io.Writer, now time.Time) { in.w, in.now, in.err = w, now, nil }
+func (in *Input) begin(w io.Writer, now time.Time) {
+	in.w, in.now, in.readAt, in.err = w, now, now, nil
+}
 
 func (in *Input) end() error {
 	err := in.err
@@ -519,7 +557,7 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 // way of the burst detector when Input looks for unmarked pastes.
 func (in *Input) Typed(p []byte) {
 	if in.burst != nil {
-		in.burst.Write(p, in.now)
+		in.burst.Write(p, in.readAt)
 		return
 	}
 	in.send(p)
@@ -537,12 +575,9 @@ func (in *Input) StrayEnd() {
 // unmarked pastes no more: this terminal marks its pastes.
 func (in *Input) PasteStart() {
 	in.endBurst()
-	if in.cfg.Burst == BurstAuto {
-		if in.burst != nil {
-			in.cfg.Debugf("paste: the terminal marks pastes: unmarked input is typing from now on (--burst auto)")
-		}
-		in.stopLooking()
-		in.decided = true
+	if in.answer != AnswerMarks {
+		in.answer = AnswerMarks
+		in.decide()
 	}
 	in.startPaste(false)
 }

@@ -48,6 +48,7 @@ func newRig(t *testing.T, cfg Config) *rig {
 	cfg.Mode = func() bool { return r.mode }
 	cfg.Logf = func(format string, args ...any) { r.logs = append(r.logs, fmt.Sprintf(format, args...)) }
 	r.in = NewInput(cfg)
+	r.in.clock = func() time.Time { return r.now } // The work of each call takes no time.
 	t.Cleanup(r.close)
 	return r
 }

@@ -102,7 +102,7 @@ func newSettings() []*setting {
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
 		{flag: "burst", env: "PBWRAP_BURST", arg: "MODE", value: capture.BurstAuto.String(),
 			values: []string{capture.BurstAuto.String(), capture.BurstOn.String(), capture.BurstOff.String()},
-			help:   "look for large pastes the terminal does not mark, by their speed: auto (only where the terminal says it does not mark pastes, or does not answer; never in tmux), on or off",
+			help:   "look for large pastes the terminal does not mark, by what each read brings (no key waits for it): auto (only where neither what relays the keys, tmux, screen 5 or mosh, nor the terminal marks pastes), on or off",
 			apply: func(s *setting, c *config) error {
 				m, err := capture.ParseBurstMode(s.value)
 				if err != nil {
