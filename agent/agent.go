@@ -10,7 +10,8 @@
 // The commands read everything from here: wrapping (Args, AddEnv), pbwrap
 // hook (Hook.Protocol.AnswerScope), pbwrap setup (Plan), pbwrap doctor (Check), pbwrap
 // help agents (Instructions), their help texts, the man page and shell
-// completion (All). Adding an agent is adding its file, with its tests.
+// completion (All). Adding an agent is adding its file, with its tests and,
+// for an agent with a hook, its golden hook calls (testdata/hook/NAME).
 //
 // What the package reads of the system (the environment, the home
 // directory, PATH) it reads through an Env, which tests replace.

@@ -177,13 +177,13 @@ func TestSparseFailsFastInHooks(t *testing.T) {
 	} {
 		r.reset()
 		ref := "{{file:" + path + ":" + want.lines + "}}"
-		out, err := ClaudeHook(claudeWrite(dir, ref), nil)
+		out, err := writeHook(claudeWrite(dir, ref), nil)
 		if err != nil || !denied(out, want.msg) {
-			t.Errorf("ClaudeHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
+			t.Errorf("writeHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
 		}
-		out, err = CodexHook(codexAdd(dir, "+"+ref+"\n"), nil)
+		out, err = patchHook(codexAdd(dir, "+"+ref+"\n"), nil)
 		if err != nil || !denied(out, want.msg) {
-			t.Errorf("CodexHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
+			t.Errorf("patchHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
 		}
 		if n := r.total(); n > 2*MaxRead {
 			t.Errorf("the hooks read %d bytes for %s, want at most %d each", n, ref, MaxRead)
@@ -191,7 +191,7 @@ func TestSparseFailsFastInHooks(t *testing.T) {
 	}
 }
 
-// claudeWrite is a Claude Code Write call in cwd writing content.
+// claudeWrite is a Write call in cwd writing content, in Claude Code's shape.
 func claudeWrite(cwd, content string) []byte {
 	in, _ := json.Marshal(map[string]any{
 		"hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Write",
@@ -200,7 +200,7 @@ func claudeWrite(cwd, content string) []byte {
 	return in
 }
 
-// codexAdd is a Codex apply_patch call in cwd adding a file with lines.
+// codexAdd is an apply_patch call in cwd adding a file with lines, in Codex's shape.
 func codexAdd(cwd, lines string) []byte {
 	in, _ := json.Marshal(map[string]any{
 		"hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "apply_patch",
@@ -352,9 +352,9 @@ func TestTooManyReferences(t *testing.T) {
 	if _, err := Expand([]byte(strings.Repeat(ref, 3))); err != nil {
 		t.Errorf("Expand(3 references) = %v, want success", err)
 	}
-	out, err := ClaudeHook(claudeWrite(filepath.Dir(path), strings.Repeat(ref, 4)), nil)
+	out, err := writeHook(claudeWrite(filepath.Dir(path), strings.Repeat(ref, 4)), nil)
 	if err != nil || !denied(out, "too many references") {
-		t.Errorf("ClaudeHook(4 references) = %s, %v; want it denied", out, err)
+		t.Errorf("writeHook(4 references) = %s, %v; want it denied", out, err)
 	}
 }
 
@@ -387,9 +387,9 @@ func TestEveryEntryPointReadsOnce(t *testing.T) {
 		{"Expand", func() ([]byte, error) { return Expand([]byte(refs.String())) }},
 		{"Check", func() ([]byte, error) { return nil, Check([]byte(refs.String())) }},
 		{"ExpandPatch", func() ([]byte, error) { return ExpandPatch([]byte(added.String())) }},
-		{"ClaudeHook Write", func() ([]byte, error) { return ClaudeHook(claudeWrite(dir, refs.String()), nil) }},
-		{"ClaudeHook MultiEdit", func() ([]byte, error) { return ClaudeHook(multi, nil) }},
-		{"CodexHook", func() ([]byte, error) { return CodexHook(codexAdd(dir, added.String()), nil) }},
+		{"writeHook Write", func() ([]byte, error) { return writeHook(claudeWrite(dir, refs.String()), nil) }},
+		{"writeHook MultiEdit", func() ([]byte, error) { return writeHook(multi, nil) }},
+		{"patchHook", func() ([]byte, error) { return patchHook(codexAdd(dir, added.String()), nil) }},
 	} {
 		r.reset()
 		out, err := tt.run()
@@ -406,7 +406,7 @@ func TestEveryEntryPointReadsOnce(t *testing.T) {
 // A hook's input over MaxHookInput is denied, not parsed.
 func TestHookInputLimit(t *testing.T) {
 	in := claudeWrite("/proj", strings.Repeat("x", MaxHookInput))
-	for _, hook := range []func([]byte, []string) ([]byte, error){ClaudeHook, CodexHook} {
+	for _, hook := range []func([]byte, []string) ([]byte, error){writeHook, patchHook} {
 		out, err := hook(in, nil)
 		if err != nil || !denied(out, "hook input too large: over 16 MiB") {
 			t.Errorf("hook(%d bytes) = %.300s, %v; want it denied", len(in), out, err)
@@ -436,9 +436,9 @@ func TestHookCapCountsEscapes(t *testing.T) {
 		{ref("nul"), false},
 		{ref("text") + ref("nul"), false},
 	} {
-		out, err := ClaudeHook(claudeWrite(dir, tt.in), nil)
+		out, err := writeHook(claudeWrite(dir, tt.in), nil)
 		if err != nil || tt.ok == denied(out, "escaped for JSON") {
-			t.Errorf("ClaudeHook(%s) = %.300s, %v; want expanded %v", tt.in, out, err, tt.ok)
+			t.Errorf("writeHook(%s) = %.300s, %v; want expanded %v", tt.in, out, err, tt.ok)
 		}
 	}
 }
