@@ -8,7 +8,7 @@
 // teaches it, and how the end-to-end suite starts it offline.
 //
 // The commands read everything from here: wrapping (Args, AddEnv), pbwrap
-// hook (Hook.Protocol.AnswerScope), pbwrap setup (Plan), pbwrap doctor (Check), pbwrap
+// hook (Hook.Protocol.Answer), pbwrap setup (Plan), pbwrap doctor (Check), pbwrap
 // help agents (Instructions), their help texts, the man page and shell
 // completion (All). Adding an agent is adding its file, with its tests and,
 // for an agent with a hook, its golden hook calls (testdata/hook/NAME).

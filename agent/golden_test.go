@@ -105,7 +105,7 @@ func TestHookGoldens(t *testing.T) {
 // as {"exit_status": 2, "stderr": REASON}.
 func goldenAnswer(t *testing.T, p *pasteref.Protocol, in []byte, dir string) []byte {
 	t.Helper()
-	out, err := p.AnswerScope(in, pasteref.Scope{Roots: []string{dir}})
+	out, err := p.Answer(in, pasteref.Scope{Roots: []string{dir}})
 	var denial *pasteref.Denial
 	switch {
 	case errors.As(err, &denial):

@@ -114,7 +114,7 @@ func checkHook(t *testing.T, a *Agent) {
 				in, _ = json.Marshal(map[string]any{"hookName": "tool_call", "workspaceRoots": []string{dir},
 					"tool_call": map[string]any{"name": tool.Name, "input": input}})
 			}
-			out, err := h.Protocol.Answer(in, nil)
+			out, err := h.Protocol.Answer(in, pasteref.Scope{})
 			if h.Protocol.Approves {
 				// Its rewrite would approve the edit for the user: refused.
 				if err != nil || !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "skip asking") {

@@ -8,12 +8,12 @@ import (
 	"io"
 )
 
-// doc is one text that a call expands: the input of Expand, a patch, or one
+// doc is one text that a call expands: the input of ExpandAll, a patch, or one
 // field of a hook's tool input. A call expands all its docs together: each
 // file is read once for all of them, and the limits count them all.
 type doc struct {
 	src   []byte
-	patch bool     // a patch: references are whole added lines (ExpandPatch)
+	patch bool     // a patch: references are whole added lines (Tool.Patch)
 	toks  []token  // in input order
 	stop  *Error   // the first reference wrong on its face; toks end before it
 	bad   []*Error // for runAll: every reference wrong on its face (toks has the others)
@@ -96,7 +96,7 @@ const (
 type expansion struct {
 	docs    []*doc
 	open    opener
-	build   bool                  // keep the ranges and assemble the output (Expand), or only judge (Check)
+	build   bool                  // keep the ranges and assemble the output (ExpandAll, a hook), or only judge (CheckAll)
 	all     bool                  // judge every reference (runAll), not only up to the first bad one
 	files   map[string]*fileState // by path as written
 	text    int                   // bytes of the docs outside the tokens

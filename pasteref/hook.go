@@ -67,9 +67,9 @@ type field struct {
 	name string
 }
 
-// stringFields lists the named string members of o that Expand would act
+// stringFields lists the named string members of o that an expansion would act
 // on (with numbered, also NAME_1, NAME_2, ...); with patch, they are
-// patches whose references are whole added lines (ExpandPatch).
+// patches whose references are whole added lines (Tool.Patch).
 func stringFields(o *object, names []string, numbered, patch bool) ([]field, error) {
 	var fields []field
 	for _, name := range o.named(names, numbered) {

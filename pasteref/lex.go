@@ -12,7 +12,7 @@ import (
 // malformed rather than silently clamped.
 const maxDigits = 9
 
-// token is one thing Expand replaces: a reference, or the backslash of an
+// token is one thing an expansion replaces: a reference, or the backslash of an
 // escaped "\{{file:".
 type token struct {
 	off, end    int  // src[off:end] is the reference, or the escape's backslash

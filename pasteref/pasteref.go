@@ -2,8 +2,9 @@
 //
 //	{{file:/abs/path:START:END}}
 //
-// instead of echoing lines that already exist in a file, and Expand replaces
-// the token with those lines before the edit is applied. Expansion is all or
+// instead of echoing lines that already exist in a file, and an expansion
+// (a hook's Protocol.Answer, or ExpandAll) replaces the token with those
+// lines before the edit is applied. Expansion is all or
 // nothing: any bad reference aborts the whole expansion, and the caller writes
 // nothing. A failed expansion never substitutes an empty string, which would
 // turn a move into a deletion.
@@ -22,9 +23,9 @@
 //     9 digits; leading zeros are allowed and ignored ("007" is 7).
 //   - PATH must be absolute (filepath.IsAbs). Nothing in it is interpreted:
 //     "~/x" and "$HOME/x" are relative and rejected, and "/home/$USER/x" names
-//     a directory called "$USER". Expand and Check open the path as written,
+//     a directory called "$USER". ExpandAll and CheckAll open the path as written,
 //     not cleaned, and follow symbolic links, so the content is what reading
-//     the path gives. The hooks are stricter (see ClaudeHook): no symbolic
+//     the path gives. The hooks are stricter (see Protocol.Answer): no symbolic
 //     link, and only below the agent's working directory or pbwrap's root.
 //
 // Any "{{file:" that does not complete as such a reference is an error
@@ -52,7 +53,7 @@
 //
 // # Limits
 //
-// One call (an Expand, a Check, a hook's whole tool input) has bounded cost
+// One call (an ExpandAll, a CheckAll, a hook's whole tool input) has bounded cost
 // whatever the files are, so that a hook always answers well inside the
 // time its agent gives it:
 //
@@ -69,10 +70,10 @@
 //
 // # Errors
 //
-// Expand and Check return an *Error naming the first bad reference in the
-// input, its byte offset, its line and the reason; ExpandAll and CheckAll,
-// for people who fix them all at once, return one for every bad reference. For one reference the checks run in
-// this order: syntax (ErrMalformed), ErrRelativePath, ErrStartLine,
+// A hook denies a call with the *Error of the first bad reference in the
+// input: its byte offset, its line and the reason; ExpandAll and CheckAll,
+// for people who fix them all at once, return one for every bad reference.
+// For one reference the checks run in this order: syntax (ErrMalformed), ErrRelativePath, ErrStartLine,
 // ErrEndBeforeStart, opening and reading the file (an *fs.PathError as the
 // os package returns it, or one wrapping ErrNotRegular for a directory, a
 // device or a named pipe), ErrPastEnd (saying how many lines the file has),
@@ -97,9 +98,9 @@
 // several references name it (in a hook, in any of the tool input's fields),
 // and only as far as the furthest line they need, or less when the call is
 // bound to fail: referring to the head of a huge log does not read the whole
-// log. A file that changes between a Check and an Expand, or while Expand
-// reads it, is the caller's problem; Expand reads what is there when it
-// reads.
+// log. A file that changes between a CheckAll and an ExpandAll, or while
+// it is read, is the caller's problem; an expansion reads what is there
+// when it reads.
 //
 // The functions are safe for concurrent use.
 package pasteref
@@ -124,7 +125,7 @@ const (
 	// caller's to bound). ErrTooLarge names the reference at which the output
 	// passes the cap, or the last reference when only the text after it does.
 	// A hook counts its output as its answer carries it, escaped for JSON
-	// (see ClaudeHook).
+	// (see Protocol.Answer).
 	MaxOutput = 64 << 20
 
 	// MaxRead caps the bytes read from files: 256 MiB, four times the output
@@ -222,40 +223,26 @@ var (
 // marker starts every reference.
 const marker = "{{file:"
 
-// Contains reports whether src has anything Expand would act on: a reference,
-// malformed or not, or an escaped "\{{file:". When it reports false, Expand
-// returns a copy of src and Check returns nil, without reading any file.
+// Contains reports whether src has anything an expansion would act on: a
+// reference, malformed or not, or an escaped "\{{file:". When it reports
+// false, ExpandAll returns a copy of src and CheckAll returns nil, without
+// reading any file.
 func Contains(src []byte) bool {
 	return bytes.Contains(src, []byte(marker))
 }
 
-// Expand returns src with every reference replaced by the lines it names and
-// every escaped "\{{file:" replaced by "{{file:". On any error it returns nil
-// and an *Error for the first bad reference; the caller must write nothing.
-// On success the result is never nil and never shares memory with src.
-func Expand(src []byte) ([]byte, error) {
-	d := newDoc(src, false)
-	if err := run([]*doc{d}, openFile, true); err != nil {
-		return nil, err
-	}
-	return d.out, nil
-}
-
-// Check validates every reference, reading the files as Expand does, without
-// building the output. It returns the same error Expand would.
-func Check(src []byte) error {
-	return run([]*doc{newDoc(src, false)}, openFile, false)
-}
-
-// ExpandAll is Expand for people, who fix every bad reference at once: it
-// does not stop at the first one. On success it returns what Expand
-// returns. Otherwise it returns nil and an *Error for each bad reference,
-// in input order, the first being the one Expand names; a file that
-// cannot be read fails every reference to it. The limits of the call
-// (MaxRefs, MaxOutput, MaxRead) still apply to the whole input: the list
-// ends at the first reference that passes one, since every later one would
-// fail with it. Files that fail do not stop the reading of the others, so
-// a failed call may read more than Expand would have, within MaxRead.
+// ExpandAll returns src with every reference replaced by the lines it names
+// and every escaped "\{{file:" replaced by "{{file:"; on success the result
+// is never nil and never shares memory with src. It is for people, who fix
+// every bad reference at once: it does not stop at the first one, as a
+// hook does. On any error it returns nil and an *Error for each bad
+// reference, in input order, the first being the one a hook names; the
+// caller must write nothing. A file that cannot be read fails every
+// reference to it. The limits of the call (MaxRefs, MaxOutput, MaxRead)
+// still apply to the whole input: the list ends at the first reference
+// that passes one, since every later one would fail with it. Files that
+// fail do not stop the reading of the others, so a failed call may read
+// more than a hook would have, within MaxRead.
 func ExpandAll(src []byte) ([]byte, []*Error) {
 	d := newDocAll(src)
 	if errs := runAll([]*doc{d}, openFile, true); len(errs) > 0 {

@@ -9,22 +9,6 @@ import (
 // must be the whole of one, so that each line it stands for can carry its own.
 var ErrPatchPlacement = errors.New(`in a patch a reference must be a whole added line, "+{{file:/abs/path:START:END}}"`)
 
-// ExpandPatch expands references in a patch in Codex's apply_patch format,
-// where the content of a file is written as lines that start with "+".
-// There a reference must stand alone on an added line,
-// "+{{file:PATH:START:END}}", and becomes one added line per line of its
-// range (a last line without a newline gets one: a patch's lines end with
-// one). "\{{file:" is the literal text, as in Expand. Like Expand it is all
-// or nothing, reads each file once and keeps to the same limits: on any
-// error it returns nil and an *Error.
-func ExpandPatch(patch []byte) ([]byte, error) {
-	d := newDoc(patch, true)
-	if err := run([]*doc{d}, openFile, true); err != nil {
-		return nil, err
-	}
-	return d.out, nil
-}
-
 // place checks that each reference of a patch is a whole added line and
 // records that line. A misplaced reference is d's stop: the references
 // before it are judged first, as in input order.

@@ -105,9 +105,12 @@ type Tool struct {
 	// List and Item name a list member of objects whose string member
 	// Item is written into files (MultiEdit's edits[].new_string).
 	List, Item string
-	// Patch: Fields hold patches (Codex's apply_patch), where a reference
-	// must be a whole added line and becomes one added line per line of
-	// its range (ExpandPatch).
+	// Patch: Fields hold patches in Codex's apply_patch format, where the
+	// content of a file is written as lines that start with "+": there a
+	// reference must stand alone on an added line, "+{{file:PATH:START:END}}"
+	// (ErrPatchPlacement), and becomes one added line per line of its range
+	// (a last line without a newline gets one: a patch's lines end with
+	// one).
 	Patch bool
 	// Target is the string member naming the file the call writes
 	// ("file_path"), which the hook judges (ErrGuarded); a patch names
@@ -167,13 +170,17 @@ func tool(tools []Tool, name string) *Tool {
 // a second at worst, whatever the files, far inside the agents' timeouts.
 //
 // The hook runs with all of the user's rights, outside the agent's
-// sandbox, so it reads files more strictly than Expand:
+// sandbox, so it reads files more strictly than ExpandAll:
 //
-//   - only below the call's working directory (cwd) or one of dirs, the
-//     paste roots (ErrOutsideScope). Each of those directories is resolved
-//     once and opened; a reference may spell it as given, resolved, or
-//     through other symbolic links above it. "/" is never one of them, so
-//     a call from cwd "/" expands only files in dirs;
+//   - only below the call's working directory (cwd) or one of the scope's
+//     paste roots (ErrOutsideScope), with the scope's rules besides (see
+//     Scope): the roots' files only in their sessions, no working
+//     directory that holds the home directory, no hidden directory of the
+//     home directory reached from outside it, the directories the user
+//     allowed, and the agent's own read rules. Each of those directories
+//     is resolved once and opened; a reference may spell it as given,
+//     resolved, or through other symbolic links above it. "/" is never
+//     one of them, so a call from cwd "/" expands only files in the roots;
 //   - below it, each file is opened once, from the directory's descriptor,
 //     following no symbolic link at any step (ErrSymlink, even for a link
 //     that points inside), so that nothing renamed or linked in between a
@@ -186,17 +193,7 @@ func tool(tools []Tool, name string) *Tool {
 // err is returned only for input that is not a call at all (not JSON, a
 // field that is not a string); the caller must then block the call rather
 // than let an unexpanded reference through.
-func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
-	return p.AnswerScope(in, Scope{Roots: dirs})
-}
-
-// AnswerScope is Answer with the scope's rules besides (see Scope): the
-// paste roots' files only in their sessions, no working directory that
-// holds the home directory, no hidden directory of the home directory
-// reached from outside it, directories the user allowed, and the agent's
-// own read rules. A reference they keep out denies the call, with the
-// reason.
-func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
+func (p *Protocol) Answer(in []byte, sc Scope) (out []byte, err error) {
 	if len(in) > MaxHookInput {
 		if p.DenyByExit {
 			return nil, &Denial{inputTooLarge().Report(hookAction)}

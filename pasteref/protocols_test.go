@@ -23,6 +23,6 @@ var (
 
 // writeHook, patchHook and readHook answer a call of their protocol with
 // dirs as the paste roots.
-func writeHook(in []byte, dirs []string) ([]byte, error) { return writeProto.Answer(in, dirs) }
-func patchHook(in []byte, dirs []string) ([]byte, error) { return patchProto.Answer(in, dirs) }
-func readHook(in []byte, dirs []string) ([]byte, error)  { return readProto.Answer(in, dirs) }
+func writeHook(in []byte, dirs []string) ([]byte, error) { return answerIn(&writeProto, in, dirs) }
+func patchHook(in []byte, dirs []string) ([]byte, error) { return answerIn(&patchProto, in, dirs) }
+func readHook(in []byte, dirs []string) ([]byte, error)  { return answerIn(&readProto, in, dirs) }

@@ -16,7 +16,7 @@ import (
 // readSize is the read buffer: a line longer than that is read in pieces.
 const readSize = 64 << 10
 
-// openFile opens a file for Expand and Check, refusing anything but a
+// openFile opens a file for ExpandAll and CheckAll, refusing anything but a
 // regular file. It is a variable so that tests can count opens and fake
 // failures.
 var openFile opener = openRegular

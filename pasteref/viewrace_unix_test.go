@@ -16,7 +16,7 @@ import (
 func viewAnswer(t *testing.T, sc Scope, path string) string {
 	in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "view", "cwd": "/",
 		"tool_input": map[string]any{"file_path": path, "limit": 5}})
-	out, err := readProto.AnswerScope(in, sc)
+	out, err := readProto.Answer(in, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	if err != nil {
 		return hookRefused(std, p, err)
 	}
-	out, err := p.AnswerScope(in, hookScope(cfg, a))
+	out, err := p.Answer(in, hookScope(cfg, a))
 	var denial *pasteref.Denial
 	switch {
 	case errors.As(err, &denial):
