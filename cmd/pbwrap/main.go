@@ -24,9 +24,9 @@
 // command line; config.go holds the settings (flags, environment and
 // config file); commands.go is the command table, each command a value
 // with its flags, its arguments and its run, which takes its streams, and
-// each cmd_*.go one command; help.go, man.go and cmd_completion.go make
-// the help, the man page and the completion scripts from those tables;
-// wrap.go runs a command wrapped. What pbwrap knows of each agent is in
+// each cmd_*.go one command; help.go and cmd_completion.go make the help
+// and the completion scripts from those tables, and man_test.go the man
+// page (doc/pbwrap.1); wrap.go runs a command wrapped. What pbwrap knows of each agent is in
 // package agent, the paste check in internal/pastecheck, the store in
 // store, the terminal in bracketed, capture and ptyproxy.
 package main
