@@ -28,10 +28,11 @@ var claude = &Agent{
 			{Name: "MultiEdit", List: "edits", Item: "new_string", Target: "file_path"},
 			{Name: "NotebookEdit", Fields: []string{"new_source"}, Target: "notebook_path"},
 		}},
-		ReadRules: claudeReadRules,
-		File:      func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },
-		Where:     "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json",
-		Timeout:   30, TimeoutUnit: "seconds",
+		ReadRules:  claudeReadRules,
+		RulesAbout: "Claude Code's permissions.deny and permissions.ask Read rules from every settings file",
+		File:       func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },
+		Where:      "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json",
+		Timeout:    30, TimeoutUnit: "seconds",
 		About: `It answers with the whole tool input, expanded, and no permission decision,
 so Claude Code asks exactly as it would have (an edit that would have asked
 the user still asks); a bad reference denies the call with the reason. The

@@ -30,6 +30,8 @@ var gemini = &Agent{
 		}},
 		// Its read_file refuses what its ignore files name (gemini_rules.go).
 		ReadRules: geminiReadRules,
+		RulesAbout: "what Gemini CLI's read_file refuses (.gitignore, git's exclude file, .geminiignore and the custom " +
+			"ignore files of its context.fileFiltering settings, deny and ask_user rules of its policy files, tools.exclude)",
 		File: func(env Env) (string, error) {
 			dir, err := geminiDir(env, false)
 			return filepath.Join(dir, "settings.json"), err

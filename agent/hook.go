@@ -61,6 +61,9 @@ type Hook struct {
 	// settings deny it reading path when working in cwd, and the rule
 	// that does. Nil for an agent that has no such rules.
 	ReadRules func(Env) func(cwd, path string) (rule string, denied bool)
+	// RulesAbout says, for pbwrap help hook, which of the agent's rules
+	// ReadRules honours; "" when ReadRules is nil.
+	RulesAbout string
 
 	// Extension is pbwrap's file the agent loads its hook from, for an
 	// agent that takes no hook in its settings; nil for the others.

@@ -36,7 +36,8 @@ var opencode = &Agent{
 		}},
 		// Its read tool asks, or refuses, what its permission.read rules
 		// say (opencode_rules.go).
-		ReadRules: opencodeReadRules,
+		ReadRules:  opencodeReadRules,
+		RulesAbout: `opencode's permission.read rules, its default "ask" for .env files included`,
 		File: func(env Env) (string, error) {
 			return env.file("XDG_CONFIG_HOME", ".config", filepath.Join("opencode", "plugin", "pbwrap.js"))
 		},

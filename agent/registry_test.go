@@ -40,6 +40,9 @@ func checkHook(t *testing.T, a *Agent) {
 	if h.Where == "" || h.About == "" || h.After == "" || h.AfterRemove == "" || len(h.Protocol.Tools) == 0 {
 		t.Fatalf("the hook needs where it goes, what it does, when it takes effect and its tools: %+v", h)
 	}
+	if (h.ReadRules == nil) != (h.RulesAbout == "") {
+		t.Errorf("the hook honours the agent's read rules (ReadRules) exactly when help says which (RulesAbout): %q", h.RulesAbout)
+	}
 	if h.Extension == nil && (h.Timeout <= 0 || h.TimeoutUnit == "" || h.Protocol.Event == "") {
 		t.Fatalf("a hook in settings needs an event and a timeout: %+v", h)
 	}
