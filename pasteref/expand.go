@@ -172,7 +172,7 @@ func (x *expansion) judgeAll() []*Error {
 			last, lastDoc = t, d
 			if err := x.judgeRef(t, d.patch, &size); err != nil {
 				errs = append(errs, d.refError(t, err))
-				if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrReadLimit) {
+				if errors.Is(err, errTooLarge) || errors.Is(err, errReadLimit) {
 					return errs
 				}
 			}
@@ -199,7 +199,7 @@ func (x *expansion) count() *Error {
 				continue
 			}
 			if refs++; refs > maxRefs {
-				return d.refError(t, fmt.Errorf("%w: more than %d in one input", ErrTooMany, maxRefs))
+				return d.refError(t, fmt.Errorf("%w: more than %d in one input", errTooMany, maxRefs))
 			}
 		}
 	}
@@ -316,7 +316,7 @@ func (x *expansion) readLimit(t *token, f *fileState) error {
 	if n := f.lines(); n > 0 {
 		where = "where this file has at least " + plural(n, "line")
 	}
-	return fmt.Errorf("%w: line %d, but reading stopped after %s of files, %s", ErrReadLimit, t.last, byteCount(maxRead), where)
+	return fmt.Errorf("%w: line %d, but reading stopped after %s of files, %s", errReadLimit, t.last, byteCount(maxRead), where)
 }
 
 // assemble builds d's output: the text, with each token replaced by its

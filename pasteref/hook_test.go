@@ -84,11 +84,11 @@ func TestExpandPatch(t *testing.T) {
 		{"+{{file:" + src + ":1:1}}", "+a\n", nil},
 		{"+{{file:" + src + ":2:3}}\r\n", "+\n+c\n", nil},
 		{"@@\n-old\n+new \\{{file:x\n", "@@\n-old\n+new {{file:x\n", nil},
-		{"+see {{file:" + src + ":1:1}}\n", "", ErrPatchPlacement},
-		{" {{file:" + src + ":1:1}}\n", "", ErrPatchPlacement},
-		{"+{{file:" + src + ":1:1}} \n", "", ErrPatchPlacement},
-		{"+{{file:" + src + ":1:9}}\n", "", ErrPastEnd},
-		{"+{{file:" + src + ":1:1}}\n+{{file:rel:1:1}}\n", "", ErrRelativePath},
+		{"+see {{file:" + src + ":1:1}}\n", "", errPatchPlacement},
+		{" {{file:" + src + ":1:1}}\n", "", errPatchPlacement},
+		{"+{{file:" + src + ":1:1}} \n", "", errPatchPlacement},
+		{"+{{file:" + src + ":1:9}}\n", "", errPastEnd},
+		{"+{{file:" + src + ":1:1}}\n+{{file:rel:1:1}}\n", "", errRelativePath},
 	} {
 		got, err := ExpandPatch([]byte(tc.in))
 		switch {

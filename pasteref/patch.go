@@ -5,9 +5,9 @@ import (
 	"errors"
 )
 
-// ErrPatchPlacement: in a patch, content lines carry a "+" and the reference
+// errPatchPlacement: in a patch, content lines carry a "+" and the reference
 // must be the whole of one, so that each line it stands for can carry its own.
-var ErrPatchPlacement = errors.New(`in a patch a reference must be a whole added line, "+{{file:/abs/path:START:END}}"`)
+var errPatchPlacement = errors.New(`in a patch a reference must be a whole added line, "+{{file:/abs/path:START:END}}"`)
 
 // place checks that each reference of a patch is a whole added line and
 // records that line. A misplaced reference is d's stop: the references
@@ -20,7 +20,7 @@ func (d *doc) place() {
 		}
 		start, end, ok := wholeAddedLine(d.src, t)
 		if !ok {
-			d.stop = d.refError(t, ErrPatchPlacement)
+			d.stop = d.refError(t, errPatchPlacement)
 			d.toks = d.toks[:i]
 			return
 		}

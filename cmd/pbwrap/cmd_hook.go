@@ -87,12 +87,10 @@ const hookHelpLinks = `- below them it follows no symbolic link at all, even one
   elsewhere (ln ~/.ssh/id_ed25519 x);
 - it passes on only valid UTF-8 text (a hook passes text as JSON strings).
 
-It reads each file once per tool call, across all of the call's fields, and
-within limits that keep its answer far inside the 30 s timeout below: an
-input over 16 MiB, more than 10000 references, more than 256 MiB read from
-files, or an answer over 64 MiB (the text escaped for JSON, where a control
-character takes 6 bytes) denies the call, with the reason.
+`
 
+// hookHelpSetup ends pbwrap hook --help's rules, before each agent's hook.
+const hookHelpSetup = `
 pbwrap setup AGENT installs the hook, and what the agent needs to start
 without asking about it; by hand, it goes where each agent below says.
 `
@@ -114,6 +112,12 @@ func hookHelp() string {
 	writeBullet(&b, "it honours the agent's own rules for reading files, as the agent matches them: "+
 		strings.Join(hookReadRules(), "; ")+". A file the agent may not read, or would ask about, does not expand;")
 	b.WriteString(hookHelpLinks)
+	writeText(&b, fmt.Sprintf("It reads each file once per tool call, across all of the call's fields, and within limits "+
+		"that keep its answer far inside the 30 s timeout below: an input over %d MiB, more than %d references, more than "+
+		"%d MiB read from files, or an answer over %d MiB (the text escaped for JSON, where a control character takes 6 "+
+		"bytes) denies the call, with the reason.", pasteref.MaxHookInput>>20, pasteref.MaxRefs, pasteref.MaxRead>>20,
+		pasteref.MaxOutput>>20))
+	b.WriteString(hookHelpSetup)
 	for _, a := range agent.Hooked() {
 		h := a.Hook
 		tools := make([]string, len(h.Protocol.Tools))
