@@ -8,9 +8,10 @@
 // teaches it, and how the end-to-end suite starts it offline.
 //
 // The commands read everything from here: wrapping (Args, AddEnv), pbwrap
-// hook (Hook.Protocol.AnswerScope), pbwrap setup (Plan), pbwrap doctor (Check), pbwrap
+// hook (Hook.Protocol.Answer), pbwrap setup (Plan), pbwrap doctor (Check), pbwrap
 // help agents (Instructions), their help texts, the man page and shell
-// completion (All). Adding an agent is adding its file, with its tests.
+// completion (All). Adding an agent is adding its file, with its tests and,
+// for an agent with a hook, its golden hook calls (testdata/hook/NAME).
 //
 // What the package reads of the system (the environment, the home
 // directory, PATH) it reads through an Env, which tests replace.
@@ -30,11 +31,11 @@ type Agent struct {
 	// ("claude"); Title is what people call it ("Claude Code").
 	Name, Title string
 
-	// Subcommands are words that, as the first argument that is not a
+	// subcommands are words that, as the first argument that is not a
 	// flag, make the run something other than the interactive agent;
-	// Batch are flags that make the run non-interactive. Those runs get
+	// batch are flags that make the run non-interactive. Those runs get
 	// nothing added: they take no pastes.
-	Subcommands, Batch []string
+	subcommands, batch []string
 
 	// Args returns argv with what the agent needs to read the root, or nil
 	// when it needs nothing; Env is the variable it takes that permission
@@ -115,8 +116,8 @@ func Find(name string) *Agent {
 	return nil
 }
 
-// ForCommand returns the agent a command runs, by its base name, or nil.
-func ForCommand(command string) *Agent { return Find(filepath.Base(command)) }
+// forCommand returns the agent a command runs, by its base name, or nil.
+func forCommand(command string) *Agent { return Find(filepath.Base(command)) }
 
 // Names lists the agents' names, comma-separated, the last after conj
 // ("and", "or") unless conj is "".
@@ -131,21 +132,21 @@ func Names(agents []*Agent, conj string) string {
 	return strings.Join(names, ", ")
 }
 
-// InfoFlags are the informational flags of every agent: a run with one
+// infoFlags are the informational flags of every agent: a run with one
 // shows something and exits.
-var InfoFlags = []string{"-h", "--help", "-v", "-V", "--version"}
+var infoFlags = []string{"-h", "--help", "-v", "-V", "--version"}
 
-// Interactive reports whether args start the agent's interactive session:
+// interactive reports whether args start the agent's interactive session:
 // no subcommand first, no batch or informational flag before a "--".
-func (a *Agent) Interactive(args []string) bool {
+func (a *Agent) interactive(args []string) bool {
 	for i, arg := range args {
 		if arg == "--" {
 			break
 		}
-		if slices.Contains(a.Batch, arg) || slices.Contains(InfoFlags, arg) {
+		if slices.Contains(a.batch, arg) || slices.Contains(infoFlags, arg) {
 			return false
 		}
-		if i == firstWord(args) && slices.Contains(a.Subcommands, arg) {
+		if i == firstWord(args) && slices.Contains(a.subcommands, arg) {
 			return false
 		}
 	}
@@ -168,8 +169,8 @@ func firstWord(args []string) int {
 // AddArgs returns argv with what the agent it runs needs to read root, for
 // an interactive run of a known agent; otherwise argv unchanged.
 func AddArgs(argv []string, root string) []string {
-	a := ForCommand(argv[0])
-	if a == nil || a.Args == nil || !a.Interactive(argv[1:]) {
+	a := forCommand(argv[0])
+	if a == nil || a.Args == nil || !a.interactive(argv[1:]) {
 		return argv
 	}
 	if out := a.Args(argv, root); out != nil {
@@ -183,8 +184,8 @@ func AddArgs(argv []string, root string) []string {
 // When the variable the agent needs is already set to a value pbwrap
 // cannot add to, environ is returned unchanged with an error that says so.
 func AddEnv(argv, environ []string, root string) ([]string, error) {
-	a := ForCommand(argv[0])
-	if a == nil || a.Env == nil || !a.Interactive(argv[1:]) {
+	a := forCommand(argv[0])
+	if a == nil || a.Env == nil || !a.interactive(argv[1:]) {
 		return environ, nil
 	}
 	name := a.Env.Name

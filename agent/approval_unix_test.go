@@ -78,7 +78,7 @@ func TestHookNeverApproves(t *testing.T) {
 					in, _ = json.Marshal(map[string]any{"hookName": "tool_call", "workspaceRoots": []string{proj},
 						"tool_call": map[string]any{"name": tool.Name, "input": input}})
 				}
-				out, err := p.AnswerScope(in, sc)
+				out, err := p.Answer(in, sc)
 				var denial *pasteref.Denial
 				if errors.As(err, &denial) {
 					// Letta Code's: exit status 2, the reason on stderr.

@@ -17,9 +17,9 @@ import "github.com/pbwrap/pbwrap/pasteref"
 // "deny" stops the call).
 var auggie = &Agent{
 	Name: "auggie", Title: "Auggie",
-	Subcommands: []string{"login", "logout", "account", "tokens", "mcp", "plugin", "plugins", "session", "sessions",
+	subcommands: []string{"login", "logout", "account", "tokens", "mcp", "plugin", "plugins", "session", "sessions",
 		"tools", "command", "commands", "model", "models", "upgrade", "completion", "help"},
-	Batch: []string{"-p", "--print", "--mcp", "--acp"},
+	batch: []string{"-p", "--print", "--mcp", "--acp"},
 	Reads: "nothing: reads any path",
 	Hook: &Hook{
 		// Its file tools, as its tool schemas name them (augment.mjs):
@@ -35,7 +35,7 @@ var auggie = &Agent{
 		}},
 		File:     func(env Env) (string, error) { return env.file("", ".augment", "settings.json") },
 		Where:    "~/.augment/settings.json",
-		Anchored: true, Timeout: 30000, TimeoutUnit: "milliseconds",
+		anchored: true, Timeout: 30000, TimeoutUnit: "milliseconds",
 		About: `It answers in Claude Code's form, which Auggie reads: the whole tool input,
 expanded, as updatedInput, and no decision, so Auggie asks as it would have;
 a bad reference denies the call ("permissionDecision": "deny") with the

@@ -16,9 +16,9 @@ import (
 // settings, which needs no trust of its own.
 var claude = &Agent{
 	Name: "claude", Title: "Claude Code",
-	Subcommands: []string{"mcp", "plugin", "plugins", "auth", "setup-token", "doctor", "update", "upgrade",
+	subcommands: []string{"mcp", "plugin", "plugins", "auth", "setup-token", "doctor", "update", "upgrade",
 		"install", "agents", "remote-control", "config", "migrate-installer"},
-	Batch: []string{"-p", "--print"},
+	batch: []string{"-p", "--print"},
 	Args:  claudeArgs,
 	Reads: "the root as a working directory in the settings it is started with (asks before reading outside its working directories otherwise)",
 	Hook: &Hook{
@@ -28,10 +28,11 @@ var claude = &Agent{
 			{Name: "MultiEdit", List: "edits", Item: "new_string", Target: "file_path"},
 			{Name: "NotebookEdit", Fields: []string{"new_source"}, Target: "notebook_path"},
 		}},
-		ReadRules: claudeReadRules,
-		File:      func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },
-		Where:     "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json",
-		Timeout:   30, TimeoutUnit: "seconds",
+		ReadRules:  claudeReadRules,
+		RulesAbout: "Claude Code's permissions.deny and permissions.ask Read rules from every settings file",
+		File:       func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },
+		Where:      "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json",
+		Timeout:    30, TimeoutUnit: "seconds",
 		About: `It answers with the whole tool input, expanded, and no permission decision,
 so Claude Code asks exactly as it would have (an edit that would have asked
 the user still asks); a bad reference denies the call with the reason. The
@@ -42,7 +43,7 @@ hook may also go in a project's .claude/settings.json.`,
 	E2E: E2E{
 		Env: map[string]string{
 			"ANTHROPIC_BASE_URL":                       "{url}",
-			"ANTHROPIC_API_KEY":                        AnthropicKey,
+			"ANTHROPIC_API_KEY":                        anthropicKey,
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 			"DISABLE_AUTOUPDATER":                      "1",
 		},
@@ -56,7 +57,7 @@ hook may also go in a project's .claude/settings.json.`,
 			return map[string]string{".claude.json": mustJSON(map[string]any{
 				"hasCompletedOnboarding": true,
 				"theme":                  "dark",
-				"customApiKeyResponses":  map[string]any{"approved": []string{AnthropicKey[len(AnthropicKey)-20:]}, "rejected": []string{}},
+				"customApiKeyResponses":  map[string]any{"approved": []string{anthropicKey[len(anthropicKey)-20:]}, "rejected": []string{}},
 				"projects":               projects,
 			})}
 		},

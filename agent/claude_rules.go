@@ -19,7 +19,7 @@ import (
 // every settings file it reads: managed (by an administrator), the user's,
 // and the project's shared and local files. pbwrap's hook reads with all
 // of the user's rights, so it honours them: a reference to a file Claude
-// Code may not read does not expand (pasteref.ErrDenied).
+// Code may not read does not expand (pasteref's errDenied).
 //
 // SPEC is a path pattern in the way of gitignore: "//abs/path" is
 // absolute, "~/path" below the home directory, "/path" relative to the

@@ -21,9 +21,9 @@ import (
 // requestToolApproval when autoApprove is off, with the expanded input.
 var cline = &Agent{
 	Name: "cline", Title: "Cline",
-	Subcommands: []string{"auth", "config", "plugin", "skill", "connect", "mcp", "doctor", "history", "h", "hook",
+	subcommands: []string{"auth", "config", "plugin", "skill", "connect", "mcp", "doctor", "history", "h", "hook",
 		"schedule", "hub", "dashboard", "update", "version", "kanban"},
-	Batch: []string{"--json", "--acp"},
+	batch: []string{"--json", "--acp"},
 	Reads: "nothing: reads any path",
 	Hook: &Hook{
 		// The tools and their fields as @cline/core's schemas name them:
@@ -37,7 +37,7 @@ var cline = &Agent{
 			return env.file("CLINE_DIR", ".cline", filepath.Join("hooks", "PreToolUse"))
 		},
 		Where:     "$CLINE_DIR/hooks/PreToolUse, else ~/.cline/hooks/PreToolUse",
-		Extension: &Extension{Text: clineHookScript, Call: "exec ", Shell: true},
+		Extension: &Extension{Text: clineHookScript, call: "exec ", Shell: true},
 		About: `Cline runs the script, a file of pbwrap's in its hooks
 directory, on every tool call, before it asks for approval. It answers
 Cline's form: the whole tool input, expanded, as overrideInput, and nothing
@@ -46,7 +46,7 @@ a bad reference cancels the call and ends the turn, with the reason. Cline's
 editor refuses a new_text over 6000 characters, a reference's expansion
 included: a longer text goes in with apply_patch. pbwrap help agents
 cline-extension prints the script.`,
-		RefUse: `When a file write or edit would repeat more than a few lines that already
+		refUse: `When a file write or edit would repeat more than a few lines that already
 exist in a file (moving or copying a block, or putting a pasted file into the
 repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
 instead of retyping the lines. It is expanded before the edit is applied.
@@ -73,7 +73,7 @@ per line of the range.
 			return map[string]string{".cline/data/settings/providers.json": mustJSON(map[string]any{
 				"version": 1, "lastUsedProvider": "openai-compatible", "modes": map[string]any{},
 				"providers": map[string]any{"openai-compatible": map[string]any{
-					"settings": map[string]any{"provider": "openai-compatible", "apiKey": OpenAIKey,
+					"settings": map[string]any{"provider": "openai-compatible", "apiKey": openAIKey,
 						"model": "fake-gpt-model", "baseUrl": s.URL + "/v1"},
 					"updatedAt": "2026-01-01T00:00:00.000Z", "tokenSource": "manual", // Without a date it asks for a provider.
 				}},

@@ -22,7 +22,7 @@ var codex = &Agent{
 		// (a model it does not know gets shell tools alone), and one that
 		// takes its tools the classic way (the newest get them in a
 		// JavaScript "exec" tool); its upgrade notice counts as seen.
-		Env: map[string]string{"FAKE_API_KEY": OpenAIKey},
+		Env: map[string]string{"FAKE_API_KEY": openAIKey},
 		Files: func(s E2EStart) map[string]string {
 			config := fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "fake"
@@ -55,7 +55,7 @@ var codexHook = &Hook{
 	}},
 	File:     codexHooksPath,
 	Where:    "$CODEX_HOME/hooks.json, else ~/.codex/hooks.json",
-	Anchored: true, Timeout: 30, TimeoutUnit: "seconds",
+	anchored: true, Timeout: 30, TimeoutUnit: "seconds",
 	About: `Its patch writes a file's content as lines that start with "+": there a
 reference must be a whole added line, +{{file:/abs/path:START:END}}, and
 becomes one added line per line of the range. Codex takes a rewritten input
@@ -63,7 +63,7 @@ only with permissionDecision "allow", which carries the rewrite and nothing
 else: the patch still goes through Codex's approval policy and sandbox.
 Codex runs a hook only once it is trusted (in its /hooks, or by pbwrap
 setup codex).`,
-	RefUse: `When an apply_patch would add more than a few lines that already exist in a
+	refUse: `When an apply_patch would add more than a few lines that already exist in a
 file (moving or copying a block, or putting a pasted file into the
 repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
 instead of retyping the lines, as a whole added line of its own:
@@ -117,11 +117,11 @@ func checkCodexTrust(env Env, root string) []Finding {
 	if err != nil {
 		return nil // The hook's check says so.
 	}
-	hooks, _, err := ReadSettings(hooksFile)
+	hooks, _, err := readSettings(hooksFile)
 	if err != nil || hooks == nil {
 		return nil
 	}
-	if commands, err := codexHook.Commands(hooks); err != nil || len(commands) == 0 {
+	if commands, err := codexHook.commands(hooks); err != nil || len(commands) == 0 {
 		return nil
 	}
 	file, err := codexConfigPath(env)
@@ -129,7 +129,7 @@ func checkCodexTrust(env Env, root string) []Finding {
 		var keyPath string
 		if keyPath, err = codexKeyPath(env); err == nil {
 			var config []byte
-			if config, _, err = ReadSettings(file); err == nil {
+			if config, _, err = readSettings(file); err == nil {
 				var n int
 				if n, err = codexUntrusted(config, hooks, keyPath); err == nil && n == 0 {
 					return []Finding{note("hook: trusted in %s", file)}

@@ -110,7 +110,7 @@ func codexHandlers(text []byte) ([]codexHandler, error) {
 				Command string `json:"command"`
 			}
 			if json.Unmarshal(handler, &c) == nil {
-				_, hook.ours = ProgramOf(c.Command, "codex")
+				_, hook.ours = programOf(c.Command, "codex")
 			}
 			if hook.ours {
 				hash, err := codexHash(entry.Matcher, handler)

@@ -6,8 +6,8 @@ package agent
 // keys, which cn takes as typed text.
 var continueCLI = &Agent{
 	Name: "cn", Title: "Continue CLI",
-	Subcommands: []string{"ls", "checks", "review", "login", "logout", "serve", "remote"},
-	Batch:       []string{"-p", "--print"},
+	subcommands: []string{"ls", "checks", "review", "login", "logout", "serve", "remote"},
+	batch:       []string{"-p", "--print"},
 	Reads:       "nothing: reads any path",
 	E2E: E2E{
 		// A config of its own (--config) with one OpenAI-compatible model,
@@ -16,7 +16,7 @@ var continueCLI = &Agent{
 		Files: func(s E2EStart) map[string]string {
 			return map[string]string{".continue/config.yaml": "name: pbwrap-e2e\nversion: 1.0.0\nschema: v1\n" +
 				"models:\n  - name: fake-model\n    provider: openai\n    model: fake-model\n" +
-				"    apiBase: " + s.URL + "/v1\n    apiKey: " + OpenAIKey + "\n    roles: [chat, edit, apply]\n    capabilities: [tool_use]\n"}
+				"    apiBase: " + s.URL + "/v1\n    apiKey: " + openAIKey + "\n    roles: [chat, edit, apply]\n    capabilities: [tool_use]\n"}
 		},
 		Args:    []string{"--config", "{home}/.continue/config.yaml"},
 		Ready:   "Ask anything",

@@ -14,9 +14,9 @@ import (
 // (~/.copilot/hooks/*.json), which it loads without a question of its own.
 var copilot = &Agent{
 	Name: "copilot", Title: "Copilot CLI",
-	Subcommands: []string{"help", "init", "login", "logout", "mcp", "plugin", "plugins", "skill", "update",
+	subcommands: []string{"help", "init", "login", "logout", "mcp", "plugin", "plugins", "skill", "update",
 		"version", "completion", "config"},
-	Batch: []string{"-p", "--prompt"},
+	batch: []string{"-p", "--prompt"},
 	Args:  func(argv []string, root string) []string { return insertAfterName(argv, "--add-dir", root) },
 	Reads: "copilot --add-dir ROOT",
 	Hook: &Hook{
@@ -52,7 +52,7 @@ hooks directory: the file is pbwrap's alone.`,
 		// trusted in its config.json as "Yes, and remember this folder"
 		// records it.
 		Env: map[string]string{
-			"COPILOT_PROVIDER_BASE_URL": "{url}/v1", "COPILOT_PROVIDER_API_KEY": OpenAIKey,
+			"COPILOT_PROVIDER_BASE_URL": "{url}/v1", "COPILOT_PROVIDER_API_KEY": openAIKey,
 			"COPILOT_MODEL": "fake-model", "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
 		},
 		Files: func(s E2EStart) map[string]string {

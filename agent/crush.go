@@ -14,11 +14,11 @@ import (
 // pbwrap's hook, which expands references in write, edit and multiedit,
 // also answers view: allowed when the file is one the hook could expand
 // from pbwrap's root, and no answer otherwise (pasteref.Protocol.Reads).
-// Its settings take the hook's members in the entry itself (Flat), as
+// Its settings take the hook's members in the entry itself (flat), as
 // plain JSON.
 var crush = &Agent{
 	Name: "crush", Title: "Crush",
-	Subcommands: []string{"run", "dirs", "projects", "update-providers", "logs", "logout", "schema", "login",
+	subcommands: []string{"run", "dirs", "projects", "update-providers", "logs", "logout", "schema", "login",
 		"stats", "session", "models", "server", "completion", "help"},
 	Reads: "pbwrap's hook allows its view tool below ROOT (pbwrap setup crush; asks before reading outside its working directory otherwise)",
 	Hook:  crushHook,
@@ -38,7 +38,7 @@ var crush = &Agent{
 			model := map[string]any{"provider": "fake", "model": "fake-model"}
 			return map[string]string{".config/crush/crush.json": mustJSON(map[string]any{
 				"providers": map[string]any{"fake": map[string]any{
-					"name": "fake", "type": "openai-compat", "base_url": s.URL + "/v1", "api_key": OpenAIKey,
+					"name": "fake", "type": "openai-compat", "base_url": s.URL + "/v1", "api_key": openAIKey,
 					"models": []any{map[string]any{"id": "fake-model", "name": "fake-model",
 						"context_window": 128000, "default_max_tokens": 4096}},
 				}},
@@ -63,7 +63,7 @@ var crushHook = &Hook{
 	}, Reads: []pasteref.Tool{{Name: "view", Fields: []string{"file_path"}}}},
 	File:     crushConfig,
 	Where:    "$CRUSH_GLOBAL_CONFIG/crush.json, else $XDG_CONFIG_HOME/crush/crush.json, else ~/.config/crush/crush.json",
-	Anchored: true, Flat: true, Timeout: 30, TimeoutUnit: "seconds",
+	anchored: true, flat: true, Timeout: 30, TimeoutUnit: "seconds",
 	About: `It answers in Claude Code's form, which Crush also reads: the whole tool
 input, expanded, as updatedInput (Crush merges it into the call, member by
 member), and no decision, so Crush asks as it would have; a bad reference
@@ -95,11 +95,11 @@ func checkCrushReads(env Env, root string) []Finding {
 	if err != nil {
 		return nil // checkHook said why.
 	}
-	text, _, err := ReadSettings(file)
+	text, _, err := readSettings(file)
 	if err != nil || text == nil {
 		return crushAsks()
 	}
-	if commands, err := crushHook.Commands(text); err != nil || len(commands) == 0 {
+	if commands, err := crushHook.commands(text); err != nil || len(commands) == 0 {
 		return crushAsks()
 	}
 	return []Finding{note("reads: its view tool reads the root without asking, as pbwrap's hook allows")}

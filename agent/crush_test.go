@@ -21,24 +21,24 @@ func TestCrushHookFlat(t *testing.T) {
 			`{"hooks":{"PreToolUse":[{"matcher":"write","command":"pbwrap hook crush"}]}}`},
 		{"no hooks yet", `{"models":{}}`, `{"models":{},"hooks":{"PreToolUse":[` + ours + `]}}`},
 	} {
-		got, _, err := h.Install([]byte(tc.in), "pbwrap")
+		got, _, err := h.install([]byte(tc.in), "pbwrap")
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: install(%q) = %q, %v; want %q", tc.name, tc.in, got, err, tc.want)
 			continue
 		}
-		if commands, err := h.Commands(got); err != nil || len(commands) != 1 {
+		if commands, err := h.commands(got); err != nil || len(commands) != 1 {
 			t.Errorf("%s: found %q, %v; want our one hook", tc.name, commands, err)
 		}
 		checkRemove(t, h, []byte(tc.in), got)
 	}
-	got, err := h.Uninstall([]byte(`{"hooks":{"PreToolUse":[` + mine + `,` + ours + `]}}`))
+	got, err := h.uninstall([]byte(`{"hooks":{"PreToolUse":[` + mine + `,` + ours + `]}}`))
 	if want := `{"hooks":{"PreToolUse":[` + mine + `]}}`; err != nil || string(got) != want {
 		t.Errorf("remove beside the user's = %q, %v; want %q", got, err, want)
 	}
 	// A Claude Code entry naming pbwrap's hook is not a Crush entry: Crush
 	// would refuse it (no command), so it is not taken for pbwrap's.
 	nested := `{"hooks":{"PreToolUse":[{"matcher":"x","hooks":[{"type":"command","command":"pbwrap hook crush"}]}]}}`
-	if commands, err := h.Commands([]byte(nested)); err != nil || len(commands) != 0 {
+	if commands, err := h.commands([]byte(nested)); err != nil || len(commands) != 0 {
 		t.Errorf("a nested entry: found %q, %v; want none", commands, err)
 	}
 }

@@ -86,7 +86,7 @@ func (a *Agent) checkHook(env Env) []Finding {
 	if err != nil {
 		return []Finding{note("hook: not looked for (%s)", err)}
 	}
-	text, _, err := ReadSettings(file)
+	text, _, err := readSettings(file)
 	if err != nil {
 		// The error names the file. Read as setup reads it: a named pipe
 		// or a device there is refused, not waited for or read whole.
@@ -97,7 +97,7 @@ func (a *Agent) checkHook(env Env) []Finding {
 	if text == nil {
 		return []Finding{note("hook: not installed (pbwrap setup %s installs it)", a.Name)}
 	}
-	commands, err := h.Commands(text)
+	commands, err := h.commands(text)
 	if err != nil {
 		return []Finding{note("hook: not found in %s (%s)", file, err)}
 	}
@@ -106,7 +106,7 @@ func (a *Agent) checkHook(env Env) []Finding {
 	}
 	var findings []Finding
 	for _, c := range commands {
-		prog, _ := ProgramOf(c, a.Name) // Commands found it.
+		prog, _ := programOf(c, a.Name) // commands found it.
 		findings = append(findings, a.checkProgram(env, file, c, prog))
 	}
 	return findings
@@ -132,8 +132,8 @@ func (a *Agent) checkProgram(env Env, file, c, prog string) Finding {
 			Problem: msg("%s's hook (%s, in %s) runs %s, which cannot be run: edits with {{file:...}} references fail",
 				a.Name, c, file, path), Fix: fix}
 	}
-	self, err := env.Self()
-	if err != nil || !SameProgram(path, self) {
+	self, err := env.self()
+	if err != nil || !sameProgram(path, self) {
 		return Finding{Line: msg("hook: in %s, runs %s: %s, ANOTHER binary than this pbwrap", file, c, path),
 			Problem: msg("%s's hook (%s, in %s) runs %s, not this pbwrap (%s)", a.Name, c, file, path, self), Fix: fix}
 	}

@@ -20,7 +20,7 @@ import (
 // requestConfirmationForToolUses with the merged input, as it would have.
 var droid = &Agent{
 	Name: "droid", Title: "Droid",
-	Subcommands: []string{"resume", "exec", "daemon", "search", "find", "update", "mcp", "plugin", "computer",
+	subcommands: []string{"resume", "exec", "daemon", "search", "find", "update", "mcp", "plugin", "computer",
 		"doctor", "help"},
 	Reads: "nothing: reads any path",
 	Hook: &Hook{
@@ -35,7 +35,7 @@ var droid = &Agent{
 		}},
 		File:     func(env Env) (string, error) { return env.file("", ".factory", "settings.json") },
 		Where:    "~/.factory/settings.json",
-		Anchored: true, Timeout: 30, TimeoutUnit: "seconds",
+		anchored: true, Timeout: 30, TimeoutUnit: "seconds",
 		About: `It answers in Claude Code's form, which Droid reads: the whole tool input,
 expanded, as updatedInput, and no decision, so Droid asks as it would have; a
 bad reference denies the call ("permissionDecision": "deny") with the reason.
@@ -56,7 +56,7 @@ its own /hooks keeps them, does not exist; otherwise the entry goes there.`,
 			settings := map[string]any{
 				"customModels": []any{map[string]any{
 					"model": "fake-model", "displayName": "fake-model", "baseUrl": s.URL + "/v1",
-					"apiKey": OpenAIKey, "provider": "generic-chat-completion-api", "maxOutputTokens": 4096,
+					"apiKey": openAIKey, "provider": "generic-chat-completion-api", "maxOutputTokens": 4096,
 				}},
 				"sessionDefaultSettings": map[string]any{"model": "custom:fake-model-0"},
 			}
@@ -81,7 +81,7 @@ func checkDroidHooksFile(env Env, root string) []Finding {
 		return nil
 	}
 	file := filepath.Join(home, ".factory", "hooks.json")
-	if text, _, err := ReadSettings(file); err != nil || text == nil {
+	if text, _, err := readSettings(file); err != nil || text == nil {
 		return nil
 	}
 	return []Finding{{Line: msg("hooks file: %s exists, so Droid reads no hook from its settings", file),

@@ -78,9 +78,9 @@ func (e *E2E) StartEnv(url string) map[string]string {
 // Dummy keys for the end-to-end suite: never sent anywhere but the fake
 // model.
 const (
-	AnthropicKey = "sk-ant-api03-pbwrap-e2e-dummy-key-0000000000000000000000AA"
-	OpenAIKey    = "sk-pbwrap-e2e-dummy"
-	GeminiKey    = "pbwrap-e2e-dummy"
+	anthropicKey = "sk-ant-api03-pbwrap-e2e-dummy-key-0000000000000000000000AA"
+	openAIKey    = "sk-pbwrap-e2e-dummy"
+	geminiKey    = "pbwrap-e2e-dummy"
 )
 
 // mustJSON is v as JSON laid out as the agents write their settings, for

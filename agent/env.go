@@ -15,13 +15,13 @@ type Env struct {
 	Getenv func(key string) string
 	// LookPath finds a program on PATH, as exec.LookPath does.
 	LookPath func(file string) (string, error)
-	// Self returns this pbwrap's path, symbolic links resolved.
-	Self func() (string, error)
+	// self returns this pbwrap's path, symbolic links resolved.
+	self func() (string, error)
 }
 
 // OS is the Env of this process.
 func OS() Env {
-	return Env{Getenv: os.Getenv, LookPath: exec.LookPath, Self: self}
+	return Env{Getenv: os.Getenv, LookPath: exec.LookPath, self: self}
 }
 
 // self is this program's path with symbolic links resolved.

@@ -19,8 +19,8 @@ import (
 // is a BeforeTool hook in its user settings.
 var gemini = &Agent{
 	Name: "gemini", Title: "Gemini CLI",
-	Subcommands: []string{"mcp", "extensions", "skills", "hooks"},
-	Batch:       []string{"-p", "--prompt"},
+	subcommands: []string{"mcp", "extensions", "skills", "hooks"},
+	batch:       []string{"-p", "--prompt"},
 	Args:        func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
 	Reads:       "gemini --include-directories ROOT (refuses paths outside its workspace otherwise)",
 	Hook: &Hook{
@@ -30,12 +30,14 @@ var gemini = &Agent{
 		}},
 		// Its read_file refuses what its ignore files name (gemini_rules.go).
 		ReadRules: geminiReadRules,
+		RulesAbout: "what Gemini CLI's read_file refuses (.gitignore, git's exclude file, .geminiignore and the custom " +
+			"ignore files of its context.fileFiltering settings, deny and ask_user rules of its policy files, tools.exclude)",
 		File: func(env Env) (string, error) {
 			dir, err := geminiDir(env, false)
 			return filepath.Join(dir, "settings.json"), err
 		},
 		Where:    "$GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json",
-		Anchored: true, Timeout: 30000, TimeoutUnit: "milliseconds", Comments: true,
+		anchored: true, Timeout: 30000, TimeoutUnit: "milliseconds", comments: true,
 		About: `It answers with the whole tool input, expanded, as
 hookSpecificOutput.tool_input, since Gemini CLI builds the call anew from
 that object alone, and no decision, so Gemini CLI's policy asks as it would
@@ -47,7 +49,7 @@ have; a bad reference denies the call ("decision": "deny") with the reason.`,
 	Check: checkGeminiTrust,
 	Note:  geminiNote,
 	E2E: E2E{
-		Env: map[string]string{"GEMINI_API_KEY": GeminiKey, "GOOGLE_GEMINI_BASE_URL": "{url}"},
+		Env: map[string]string{"GEMINI_API_KEY": geminiKey, "GOOGLE_GEMINI_BASE_URL": "{url}"},
 		Files: func(s E2EStart) map[string]string {
 			files := map[string]string{".gemini/settings.json": mustJSON(map[string]any{
 				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
@@ -179,7 +181,7 @@ type geminiRule struct{ path, level string }
 // path normalized as Gemini CLI does, a repeated path keeping its first
 // place and its last level. A missing file has no rules.
 func readGeminiTrust(file string) ([]geminiRule, error) {
-	text, _, err := ReadSettings(file) // A regular file of bounded size, not waited for.
+	text, _, err := readSettings(file) // A regular file of bounded size, not waited for.
 	if err != nil || text == nil {
 		return nil, err
 	}
@@ -263,7 +265,7 @@ func geminiFolderTrustOff(env Env) bool {
 	if err != nil {
 		return false
 	}
-	text, _, err := ReadSettings(filepath.Join(dir, "settings.json"))
+	text, _, err := readSettings(filepath.Join(dir, "settings.json"))
 	if err != nil || text == nil {
 		return false
 	}

@@ -80,7 +80,7 @@ func readGeminiPolicy(env Env, root string) geminiPolicy {
 				continue
 			}
 			file := filepath.Join(dir, e.Name())
-			text, _, err := ReadSettings(file)
+			text, _, err := readSettings(file)
 			if err != nil {
 				p.err = fmt.Errorf("Gemini CLI's policy: %w", err)
 				return p
@@ -102,7 +102,7 @@ func readGeminiPolicy(env Env, root string) geminiPolicy {
 	}
 	files, _ := geminiSettingsFiles(env, root)
 	for _, file := range files {
-		text, _, err := ReadSettings(file)
+		text, _, err := readSettings(file)
 		if err != nil || text == nil {
 			continue // readGeminiFiltering said why.
 		}

@@ -77,7 +77,7 @@ func readGeminiFiltering(env Env, root string) (geminiFiltering, error) {
 	f := geminiFiltering{respectGit: true, respectGemini: true}
 	files, workspace := geminiSettingsFiles(env, root)
 	for i, file := range files {
-		text, _, err := ReadSettings(file)
+		text, _, err := readSettings(file)
 		switch {
 		case errors.Is(err, fs.ErrPermission) && (i == 0 || i == len(files)-1):
 			continue // An administrator's file this user cannot read: neither can Gemini CLI.
@@ -258,7 +258,7 @@ func readPatternFiles(root string, names ...string) *patternList {
 
 // readLines reads an ignore file's lines; none when it is missing.
 func readLines(file string) ([]string, error) {
-	data, _, err := ReadSettings(file)
+	data, _, err := readSettings(file)
 	if err != nil || data == nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 //	{"hooks": {EVENT: [{"matcher": MATCHER, "hooks": [{"type": "command", "command": "pbwrap hook AGENT", "timeout": TIMEOUT}]}]}}
 //
 // where EVENT is the protocol's event and MATCHER matches its tools, or,
-// for an agent that takes the handler's members in the entry itself (Flat),
+// for an agent that takes the handler's members in the entry itself (flat),
 //
 //	{"hooks": {EVENT: [{"matcher": MATCHER, "command": "pbwrap hook AGENT", "timeout": TIMEOUT}]}}
 //
@@ -41,26 +41,29 @@ type Hook struct {
 	File  func(Env) (string, error)
 	Where string
 
-	// Anchored: the agent takes the matcher as a regular expression
+	// anchored: the agent takes the matcher as a regular expression
 	// searched for in the tool's name, so the matcher anchors the names
 	// ("^(write_file|replace)$"); otherwise it is the names joined with
 	// "|", which the agent matches whole.
-	Anchored bool
+	anchored bool
 	// Timeout is the hook's timeout in the unit the agent reads it in (30
 	// seconds); TimeoutUnit names that unit, for help.
 	Timeout     int
 	TimeoutUnit string
-	// Comments: the agent reads its settings as JSON with comments.
-	Comments bool
-	// Flat: an entry of the event's list is the handler itself, with its
+	// comments: the agent reads its settings as JSON with comments.
+	comments bool
+	// flat: an entry of the event's list is the handler itself, with its
 	// matcher (crush), not a matcher and a list of handlers.
-	Flat bool
+	flat bool
 
 	// ReadRules returns the agent's own rules for reading files, as the
 	// hook honours them: a function that reports whether the agent's
 	// settings deny it reading path when working in cwd, and the rule
 	// that does. Nil for an agent that has no such rules.
 	ReadRules func(Env) func(cwd, path string) (rule string, denied bool)
+	// RulesAbout says, for pbwrap help hook, which of the agent's rules
+	// ReadRules honours; "" when ReadRules is nil.
+	RulesAbout string
 
 	// Extension is pbwrap's file the agent loads its hook from, for an
 	// agent that takes no hook in its settings; nil for the others.
@@ -69,10 +72,10 @@ type Hook struct {
 	// About says, for pbwrap help hook, what the agent does with the
 	// hook's answer, and anything else particular to it.
 	About string
-	// RefUse says, for pbwrap help agents, when and how the model writes a
+	// refUse says, for pbwrap help agents, when and how the model writes a
 	// reference in this agent's edits; "" for the common text, which
 	// suits every agent whose edits carry whole texts.
-	RefUse string
+	refUse string
 
 	// After and AfterRemove say when pbwrap setup's change takes effect,
 	// once written, and what the user does for it.
@@ -81,16 +84,16 @@ type Hook struct {
 	agent string // the agent's name, set from the registry
 }
 
-// Matcher is the matcher of the hook's entry: the protocol's tools, then
+// matcher is the matcher of the hook's entry: the protocol's tools, then
 // its reads.
-func (h *Hook) Matcher() string {
+func (h *Hook) matcher() string {
 	var names []string
 	for _, t := range slices.Concat(h.Protocol.Tools, h.Protocol.Reads) {
 		names = append(names, t.Name)
 	}
 	m := strings.Join(names, "|")
 	switch {
-	case !h.Anchored:
+	case !h.anchored:
 		return m
 	case len(names) > 1:
 		return "^(" + m + ")$"
@@ -107,7 +110,7 @@ func (h *Hook) Command(prog string) string {
 // Snippet is what pbwrap setup installs in an empty settings file: the
 // hook running prog (for an extension, the extension's file).
 func (h *Hook) Snippet(prog string) []byte {
-	out, _, _ := h.Install(nil, prog) // Nothing to parse: it cannot fail.
+	out, _, _ := h.install(nil, prog) // Nothing to parse: it cannot fail.
 	return out
 }
 
@@ -116,7 +119,7 @@ func (h *Hook) Snippet(prog string) []byte {
 // why: no pbwrap on PATH, or another binary there. Symbolic links are
 // resolved on both sides.
 func Program(env Env) (prog, why string, err error) {
-	self, err := env.Self()
+	self, err := env.self()
 	if err != nil {
 		return "", "", fmt.Errorf("find this pbwrap's path: %w", err)
 	}
@@ -124,15 +127,15 @@ func Program(env Env) (prog, why string, err error) {
 	if err != nil || !filepath.IsAbs(onPath) {
 		return self, "no pbwrap on PATH", nil
 	}
-	if SameProgram(onPath, self) {
+	if sameProgram(onPath, self) {
 		return "pbwrap", "", nil
 	}
 	return self, fmt.Sprintf("the pbwrap on PATH, %s, is another binary", onPath), nil
 }
 
-// SameProgram reports whether path, symbolic links resolved, is the file
+// sameProgram reports whether path, symbolic links resolved, is the file
 // self.
-func SameProgram(path, self string) bool {
+func sameProgram(path, self string) bool {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return false
@@ -145,10 +148,10 @@ func SameProgram(path, self string) bool {
 	return errA == nil && errB == nil && os.SameFile(a, b)
 }
 
-// ProgramOf returns the program of a hook command that runs pbwrap's hook
+// programOf returns the program of a hook command that runs pbwrap's hook
 // for agent ("pbwrap hook claude", "/opt/bin/pbwrap hook claude"), and ok
 // false for any other command.
-func ProgramOf(command, agent string) (prog string, ok bool) {
+func programOf(command, agent string) (prog string, ok bool) {
 	words, ok := shellword.Split(command)
 	if !ok || len(words) != 3 || words[1] != "hook" || words[2] != agent ||
 		!strings.HasPrefix(filepath.Base(words[0]), "pbwrap") {
@@ -162,19 +165,19 @@ func ProgramOf(command, agent string) (prog string, ok bool) {
 // byte as it was: other keys, their order, their values as written, the
 // layout, and comments where the agent allows them.
 
-// Install returns text, the agent's settings ("" or nil: none yet), with
+// install returns text, the agent's settings ("" or nil: none yet), with
 // the hook running prog, and whether that changed anything. A hook of
 // pbwrap's for the agent that is already there counts, whatever its
 // matcher; when it runs another program, only its command is changed.
 // Everything else stays as it was (see jsonc.Editor). An error says why
 // text cannot be changed.
-func (h *Hook) Install(text []byte, prog string) ([]byte, bool, error) {
+func (h *Hook) install(text []byte, prog string) ([]byte, bool, error) {
 	if h.Extension != nil {
 		return h.Extension.install(text, prog)
 	}
 	command := h.Command(prog)
 	entry := h.entry(command)
-	if jsonc.IsBlank(text, h.Comments) {
+	if jsonc.IsBlank(text, h.comments) {
 		snippet := jsonc.Object{{Name: "hooks", Value: h.eventList(entry)}}.Marshal()
 		out := jsonc.AfterComments(text, snippet)
 		if _, err := jsonc.ParseObject(jsonc.StripComments(out)); err != nil {
@@ -182,7 +185,7 @@ func (h *Hook) Install(text []byte, prog string) ([]byte, bool, error) {
 		}
 		return out, true, nil
 	}
-	ed, err := jsonc.NewEditor(text, h.Comments)
+	ed, err := jsonc.NewEditor(text, h.comments)
 	if err != nil {
 		return nil, false, err
 	}
@@ -198,9 +201,9 @@ func (h *Hook) Install(text []byte, prog string) ([]byte, bool, error) {
 
 // entry is the hook's entry in the event's list.
 func (h *Hook) entry(command string) json.RawMessage {
-	if h.Flat {
+	if h.flat {
 		return jsonc.Object{
-			{Name: "matcher", Value: jsonc.String(h.Matcher())},
+			{Name: "matcher", Value: jsonc.String(h.matcher())},
 			{Name: "command", Value: jsonc.String(command)},
 			{Name: "timeout", Value: json.RawMessage(fmt.Sprint(h.Timeout))},
 		}.Marshal()
@@ -211,7 +214,7 @@ func (h *Hook) entry(command string) json.RawMessage {
 		{Name: "timeout", Value: json.RawMessage(fmt.Sprint(h.Timeout))},
 	}
 	return jsonc.Object{
-		{Name: "matcher", Value: jsonc.String(h.Matcher())},
+		{Name: "matcher", Value: jsonc.String(h.matcher())},
 		{Name: "hooks", Value: jsonc.Array([]json.RawMessage{handler.Marshal()})},
 	}.Marshal()
 }
@@ -303,7 +306,7 @@ func (h *Hook) entryHandlers(ed *jsonc.Editor, entry jsonc.Span) ([]jsonc.Span, 
 	if !ed.IsObject(entry) {
 		return nil, nil
 	}
-	if h.Flat {
+	if h.flat {
 		return []jsonc.Span{entry}, nil
 	}
 	hs, ok, err := ed.Member(entry, "hooks")
@@ -323,13 +326,13 @@ func hookCommand(ed *jsonc.Editor, v jsonc.Span, agent string) (command string, 
 	if err != nil || !ok || json.Unmarshal(ed.Raw(at), &command) != nil {
 		return "", at, false
 	}
-	_, ok = ProgramOf(command, agent)
+	_, ok = programOf(command, agent)
 	return command, at, ok
 }
 
-// Commands returns the commands of pbwrap's hooks for the agent in text,
+// commands returns the commands of pbwrap's hooks for the agent in text,
 // its settings.
-func (h *Hook) Commands(text []byte) ([]string, error) {
+func (h *Hook) commands(text []byte) ([]string, error) {
 	if h.Extension != nil {
 		prog, ok := h.Extension.programOf(text)
 		if !ok {
@@ -337,7 +340,7 @@ func (h *Hook) Commands(text []byte) ([]string, error) {
 		}
 		return []string{h.Command(prog)}, nil
 	}
-	ed, err := jsonc.NewEditor(text, h.Comments)
+	ed, err := jsonc.NewEditor(text, h.comments)
 	if err != nil {
 		return nil, err
 	}
@@ -367,16 +370,16 @@ func (h *Hook) eventEntries(ed *jsonc.Editor) ([]jsonc.Span, error) {
 	return ed.Elements(list)
 }
 
-// Removal is Install's inverse, made one edit at a time on the text, each
+// Removal is install's inverse, made one edit at a time on the text, each
 // planned on the text the one before left: a member or an element goes
 // with the separator before it (the one after it, when it is the first),
-// so that what Install added, laid out as Install lays it out, goes
+// so that what install added, laid out as install lays it out, goes
 // without a trace, and what stays keeps every byte (jsonc.Editor's
 // RemoveMember and RemoveElement).
 
-// Uninstall returns text without pbwrap's hooks for the agent; nil when
+// uninstall returns text without pbwrap's hooks for the agent; nil when
 // the file held nothing else, or is pbwrap's extension.
-func (h *Hook) Uninstall(text []byte) ([]byte, error) {
+func (h *Hook) uninstall(text []byte) ([]byte, error) {
 	if text == nil {
 		return nil, nil
 	}
@@ -412,10 +415,10 @@ const maxRemovals = 1000
 // and objects that held only it. done is true when there was none to
 // remove.
 func (h *Hook) removeOne(text []byte) (out []byte, done bool, err error) {
-	if jsonc.IsBlank(text, h.Comments) {
+	if jsonc.IsBlank(text, h.comments) {
 		return text, true, nil
 	}
-	ed, err := jsonc.NewEditor(text, h.Comments)
+	ed, err := jsonc.NewEditor(text, h.comments)
 	if err != nil {
 		return nil, false, err
 	}
@@ -480,19 +483,19 @@ func removeEmptied(ed *jsonc.Editor, top, hooks jsonc.Span, event string) error 
 type Extension struct {
 	// Text is the file, running "pbwrap".
 	Text string
-	// Call is what comes right before the program's name in Text: `spawn(`,
+	// call is what comes right before the program's name in Text: `spawn(`,
 	// before a JSON string, or for a shell script (Shell) `exec `, before
 	// a word of the shell's.
-	Call  string
+	call  string
 	Shell bool
 }
 
-// For is the extension running prog.
-func (x *Extension) For(prog string) []byte {
+// forProg is the extension running prog.
+func (x *Extension) forProg(prog string) []byte {
 	if x.Shell {
-		return []byte(strings.Replace(x.Text, "\n"+x.Call+"pbwrap ", "\n"+x.Call+shellword.Quote(prog)+" ", 1))
+		return []byte(strings.Replace(x.Text, "\n"+x.call+"pbwrap ", "\n"+x.call+shellword.Quote(prog)+" ", 1))
 	}
-	return []byte(strings.Replace(x.Text, x.Call+`"pbwrap"`, x.Call+string(jsonc.String(prog)), 1))
+	return []byte(strings.Replace(x.Text, x.call+`"pbwrap"`, x.call+string(jsonc.String(prog)), 1))
 }
 
 // head is the extension's lines up to the first that names pbwrap, by
@@ -516,7 +519,7 @@ func (x *Extension) programOf(text []byte) (prog string, ok bool) {
 	}
 	if x.Shell {
 		for line := range strings.Lines(string(text)) {
-			if !strings.HasPrefix(line, x.Call) {
+			if !strings.HasPrefix(line, x.call) {
 				continue
 			}
 			words, ok := shellword.Split(strings.TrimSpace(line))
@@ -527,7 +530,7 @@ func (x *Extension) programOf(text []byte) (prog string, ok bool) {
 		}
 		return "", false
 	}
-	m := regexp.MustCompile(regexp.QuoteMeta(x.Call) + `("(?:[^"\\]|\\.)*")`).FindSubmatch(text)
+	m := regexp.MustCompile(regexp.QuoteMeta(x.call) + `("(?:[^"\\]|\\.)*")`).FindSubmatch(text)
 	if m == nil || json.Unmarshal(m[1], &prog) != nil {
 		return "", false
 	}
@@ -538,7 +541,7 @@ func (x *Extension) programOf(text []byte) (prog string, ok bool) {
 // older version of it; a file that is not pbwrap's extension is left
 // alone.
 func (x *Extension) install(text []byte, prog string) ([]byte, bool, error) {
-	want := x.For(prog)
+	want := x.forProg(prog)
 	if len(text) > 0 && !bytes.HasPrefix(text, []byte(x.head())) {
 		return nil, false, errors.New("it is not pbwrap's extension (its first lines are not pbwrap's)")
 	}

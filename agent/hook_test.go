@@ -62,12 +62,12 @@ func TestSetupInstall(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		got, changed, err := h.Install([]byte(tt.in), "pbwrap")
+		got, changed, err := h.install([]byte(tt.in), "pbwrap")
 		if err != nil || !changed || string(got) != tt.want {
 			t.Errorf("%s: install(%q) = %q, %t, %v; want %q", tt.name, tt.in, got, changed, err, tt.want)
 			continue
 		}
-		again, changed, err := h.Install(got, "pbwrap")
+		again, changed, err := h.install(got, "pbwrap")
 		if err != nil || changed || string(again) != string(got) {
 			t.Errorf("%s: installed twice: %q, changed %t, %v", tt.name, again, changed, err)
 		}
@@ -77,38 +77,38 @@ func TestSetupInstall(t *testing.T) {
 func TestSetupInstallRefuses(t *testing.T) {
 	h := claude.Hook
 	for _, in := range []string{`[]`, `{"a":1} {}`, `{"a":}`, `{"hooks":[]}`, `{"hooks":{"PreToolUse":{}}}`, `// c` + "\n{}"} {
-		if out, _, err := h.Install([]byte(in), "pbwrap"); err == nil {
+		if out, _, err := h.install([]byte(in), "pbwrap"); err == nil {
 			t.Errorf("install(%q) = %q, want an error", in, out)
 		}
 	}
 }
 
-func TestProgramOf(t *testing.T) {
+func TestProgramOfCommand(t *testing.T) {
 	for _, prog := range []string{"pbwrap", "/usr/local/bin/pbwrap", "/a b/pbwrap", "/it's/pbwrap", `/x"$y\/pbwrap`} {
 		c := shellword.Quote(prog) + " hook gemini"
-		got, ok := ProgramOf(c, "gemini")
+		got, ok := programOf(c, "gemini")
 		if !ok || got != prog {
-			t.Errorf("ProgramOf(%q) = %q, %t; want %q", c, got, ok, prog)
+			t.Errorf("programOf(%q) = %q, %t; want %q", c, got, ok, prog)
 		}
 	}
 	for _, c := range []string{"pbwrap hook", "pbwrap hook claude x", "other hook claude", "pbwrap hook 'claude", "pbwrap hook gemini"} {
-		if prog, ok := ProgramOf(c, "claude"); ok {
-			t.Errorf("ProgramOf(%q, claude) = %q, want not pbwrap's", c, prog)
+		if prog, ok := programOf(c, "claude"); ok {
+			t.Errorf("programOf(%q, claude) = %q, want not pbwrap's", c, prog)
 		}
 	}
 }
 
 func TestPiExtensionFor(t *testing.T) {
-	if got := string(pi.Hook.Extension.For("pbwrap")); got != piExtension {
-		t.Error("pi.Hook.Extension.For(pbwrap) is not the extension pbwrap help agents pi-extension prints")
+	if got := string(pi.Hook.Extension.forProg("pbwrap")); got != piExtension {
+		t.Error("pi.Hook.Extension.forProg(pbwrap) is not the extension pbwrap help agents pi-extension prints")
 	}
 	for _, prog := range []string{"pbwrap", `/a "b"/pbwrap`} {
-		got, ok := pi.Hook.Extension.programOf(pi.Hook.Extension.For(prog))
+		got, ok := pi.Hook.Extension.programOf(pi.Hook.Extension.forProg(prog))
 		if !ok || got != prog {
-			t.Errorf("pi.Hook.Extension.programOf(pi.Hook.Extension.For(%q)) = %q, %t", prog, got, ok)
+			t.Errorf("pi.Hook.Extension.programOf(pi.Hook.Extension.forProg(%q)) = %q, %t", prog, got, ok)
 		}
 	}
-	if !strings.Contains(string(pi.Hook.Extension.For("/x/pbwrap")), `spawn("/x/pbwrap", ["hook", "pi"]`) {
+	if !strings.Contains(string(pi.Hook.Extension.forProg("/x/pbwrap")), `spawn("/x/pbwrap", ["hook", "pi"]`) {
 		t.Error("piExtensionFor does not run the program it is given")
 	}
 }
@@ -121,15 +121,15 @@ func TestSetupInstallKeepsComments(t *testing.T) {
 		"        \"matcher\": \"^(write_file|replace)$\",\n        \"hooks\": [\n          {\n" +
 		"            \"type\": \"command\",\n            \"command\": \"pbwrap hook gemini\",\n            \"timeout\": 30000\n" +
 		"          }\n        ]\n      }\n    ]\n  } // last\n}\n"
-	got, changed, err := h.Install([]byte(in), "pbwrap")
+	got, changed, err := h.install([]byte(in), "pbwrap")
 	if err != nil || !changed || string(got) != want {
 		t.Fatalf("install(%q) = %q, %t, %v; want %q", in, got, changed, err, want)
 	}
-	if again, changed, err := h.Install(got, "pbwrap"); err != nil || changed || string(again) != want {
+	if again, changed, err := h.install(got, "pbwrap"); err != nil || changed || string(again) != want {
 		t.Errorf("installed twice: %q, %t, %v", again, changed, err)
 	}
 	// Claude Code's settings are plain JSON: a comment is an error there.
-	if _, _, err := claude.Hook.Install([]byte(in), "pbwrap"); err == nil {
+	if _, _, err := claude.Hook.install([]byte(in), "pbwrap"); err == nil {
 		t.Error("claude: a settings file with comments was taken")
 	}
 }
@@ -140,7 +140,7 @@ func TestSetupInstallKeepsComments(t *testing.T) {
 // is left alone, since an object after it would be part of the comment.
 func TestSetupInstallAfterComments(t *testing.T) {
 	h := gemini.Hook
-	object, _, err := h.Install(nil, "pbwrap")
+	object, _, err := h.install(nil, "pbwrap")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,16 +151,16 @@ func TestSetupInstallAfterComments(t *testing.T) {
 		{"// crlf\r\n", "// crlf\r\n" + strings.ReplaceAll(string(object), "\n", "\r\n")},
 		{"\n \n", string(object)},
 	} {
-		got, changed, err := h.Install([]byte(tc.in), "pbwrap")
+		got, changed, err := h.install([]byte(tc.in), "pbwrap")
 		if err != nil || !changed || string(got) != tc.want {
 			t.Errorf("install(%q) = %q, %t, %v; want %q", tc.in, got, changed, err, tc.want)
 			continue
 		}
-		if again, changed, err := h.Install(got, "pbwrap"); err != nil || changed || string(again) != tc.want {
+		if again, changed, err := h.install(got, "pbwrap"); err != nil || changed || string(again) != tc.want {
 			t.Errorf("install(%q) twice: %q, %t, %v", tc.in, again, changed, err)
 		}
 	}
-	if out, _, err := h.Install([]byte("/* not closed\n"), "pbwrap"); err == nil {
+	if out, _, err := h.install([]byte("/* not closed\n"), "pbwrap"); err == nil {
 		t.Errorf("install into an unclosed comment = %q, want an error", out)
 	}
 }
@@ -178,13 +178,13 @@ func TestSetupInstallKeepsCRLF(t *testing.T) {
 		{"gemini", "{\n  // mine\n  \"a\": [1, /* two */ 2] // last\n}\n"},
 	} {
 		s := Find(tc.agent).Hook
-		lf, _, err := s.Install([]byte(tc.in), "pbwrap")
+		lf, _, err := s.install([]byte(tc.in), "pbwrap")
 		if err != nil {
 			t.Fatalf("%s: install(%q): %v", tc.agent, tc.in, err)
 		}
 		in := strings.ReplaceAll(tc.in, "\n", "\r\n")
 		want := strings.ReplaceAll(string(lf), "\n", "\r\n")
-		got, changed, err := s.Install([]byte(in), "pbwrap")
+		got, changed, err := s.install([]byte(in), "pbwrap")
 		if err != nil || !changed || string(got) != want {
 			t.Errorf("%s: install(%q) = %q, %t, %v; want %q", tc.agent, in, got, changed, err, want)
 		}
@@ -203,7 +203,7 @@ func FuzzSetupInstall(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, s := range []*Hook{claude.Hook, gemini.Hook} {
-			out, _, err := s.Install([]byte(in), "pbwrap")
+			out, _, err := s.install([]byte(in), "pbwrap")
 			if err != nil {
 				continue
 			}
@@ -211,11 +211,11 @@ func FuzzSetupInstall(f *testing.F) {
 			if err := json.Unmarshal(jsonc.StripComments(out), &v); err != nil {
 				t.Fatalf("%s: install(%q) wrote %q, not JSON: %v", s.agent, in, out, err)
 			}
-			commands, err := s.Commands(out)
+			commands, err := s.commands(out)
 			if err != nil || len(commands) == 0 {
 				t.Fatalf("%s: install(%q) wrote %q, where the hook is not found (%v)", s.agent, in, out, err)
 			}
-			again, changed, err := s.Install(out, "pbwrap")
+			again, changed, err := s.install(out, "pbwrap")
 			if err != nil || changed || string(again) != string(out) {
 				t.Fatalf("%s: install twice from %q: %q, changed %t, %v", s.agent, in, again, changed, err)
 			}
@@ -229,20 +229,20 @@ func FuzzSetupInstall(f *testing.F) {
 // hooks at all, what is left is in, byte for byte.
 func checkRemove(t *testing.T, s *Hook, in, out []byte) {
 	t.Helper()
-	removed, err := s.Uninstall(out)
+	removed, err := s.uninstall(out)
 	if err != nil {
 		t.Fatalf("%s: remove from %q: %v", s.agent, out, err)
 	}
 	if removed != nil {
-		if commands, err := s.Commands(removed); err != nil || len(commands) > 0 {
+		if commands, err := s.commands(removed); err != nil || len(commands) > 0 {
 			t.Fatalf("%s: remove from %q left %q, with hooks %q (%v)", s.agent, out, removed, commands, err)
 		}
-		if again, err := s.Uninstall(removed); err != nil || string(again) != string(removed) {
+		if again, err := s.uninstall(removed); err != nil || string(again) != string(removed) {
 			t.Fatalf("%s: removed twice from %q: %q, %v", s.agent, out, again, err)
 		}
 	}
 	plain := in
-	if s.Comments {
+	if s.comments {
 		plain = jsonc.StripComments(in)
 	}
 	top, err := jsonc.ParseObject(plain)
@@ -273,19 +273,19 @@ func TestSetupRemove(t *testing.T) {
 			`{"hooks":{"PreToolUse":[{"hooks":[{"command":"pbwrap hook codex"}]}]}}`},
 		{"nothing of ours", `{"hooks":7}`, `{"hooks":7}`},
 	} {
-		got, err := h.Uninstall([]byte(tc.in))
+		got, err := h.uninstall([]byte(tc.in))
 		if err != nil || string(got) != tc.want || (got == nil) != (tc.want == "") {
 			t.Errorf("%s: remove(%q) = %q, %v; want %q", tc.name, tc.in, got, err, tc.want)
 		}
 	}
-	if got, err := h.Uninstall([]byte(`{"a":`)); err == nil {
+	if got, err := h.uninstall([]byte(`{"a":`)); err == nil {
 		t.Errorf("remove from a broken file = %q, want an error", got)
 	}
 	// pbwrap's Pi extension goes; a file of that name that is not pbwrap's stays.
-	if got, err := pi.Hook.Uninstall(pi.Hook.Extension.For("pbwrap")); err != nil || got != nil {
+	if got, err := pi.Hook.uninstall(pi.Hook.Extension.forProg("pbwrap")); err != nil || got != nil {
 		t.Errorf("pi: remove the extension = %q, %v; want the file removed", got, err)
 	}
-	if got, err := pi.Hook.Uninstall([]byte("// mine\n")); err != nil || string(got) != "// mine\n" {
+	if got, err := pi.Hook.uninstall([]byte("// mine\n")); err != nil || string(got) != "// mine\n" {
 		t.Errorf("pi: remove from a file of the user's = %q, %v; want it as it was", got, err)
 	}
 }

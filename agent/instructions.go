@@ -16,7 +16,7 @@ func InstructionParts(a *Agent) []string {
 	if a == nil || a.Hook == nil {
 		return []string{pasteHead, pasteText}
 	}
-	use := a.Hook.RefUse
+	use := a.Hook.refUse
 	if use == "" {
 		use = refUse
 	}

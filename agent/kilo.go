@@ -22,7 +22,7 @@ import (
 // the plugin changed the arguments: the plugin's answer is no decision.
 var kilo = &Agent{
 	Name: "kilo", Title: "Kilo Code CLI",
-	Subcommands: []string{"completion", "acp", "mcp", "attach", "run", "debug", "auth", "providers", "agent",
+	subcommands: []string{"completion", "acp", "mcp", "attach", "run", "debug", "auth", "providers", "agent",
 		"upgrade", "uninstall", "serve", "models", "stats", "export", "import", "github", "pr", "session",
 		"plugin", "plug", "db", "console", "cloud", "roll-call", "profile", "remote", "daemon", "config",
 		"worktree", "help"},
@@ -39,7 +39,7 @@ var kilo = &Agent{
 			return env.file("XDG_CONFIG_HOME", ".config", filepath.Join("kilo", "plugin", "pbwrap.js"))
 		},
 		Where:     "$XDG_CONFIG_HOME/kilo/plugin/pbwrap.js, else ~/.config/kilo/plugin/pbwrap.js",
-		Extension: &Extension{Text: kiloPlugin, Call: "spawn("},
+		Extension: &Extension{Text: kiloPlugin, call: "spawn("},
 		About: `It is opencode's plugin with Kilo's names: from the
 tool.execute.before hook it replaces the tool's arguments with the answer,
 or throws the reason, which stops the call and reaches the model: pbwrap
@@ -56,7 +56,7 @@ help agents kilo-extension prints the plugin.`,
 			"KILO_DISABLE_AUTOUPDATE":   "1",
 			"KILO_TELEMETRY_LEVEL":      "off",
 			"KILO_CONFIG_CONTENT": `{"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake", ` +
-				`"options": {"baseURL": "{url}/v1", "apiKey": "` + OpenAIKey + `"}, ` +
+				`"options": {"baseURL": "{url}/v1", "apiKey": "` + openAIKey + `"}, ` +
 				`"models": {"fake-model": {"name": "fake-model"}}}}, ` +
 				`"model": "fake/fake-model", "autoupdate": false, "share": "disabled"}`,
 		},

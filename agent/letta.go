@@ -21,8 +21,8 @@ import "github.com/pbwrap/pbwrap/pasteref"
 // names, and the file it writes, which the expansion does not change.
 var letta = &Agent{
 	Name: "letta", Title: "Letta Code",
-	Subcommands: []string{"update", "help"},
-	Batch:       []string{"-p", "--print"},
+	subcommands: []string{"update", "help"},
+	batch:       []string{"-p", "--print"},
 	Reads:       "nothing: reads any path",
 	Hook: &Hook{
 		// Its file tools, as its tool schemas name them: Write (file_path,

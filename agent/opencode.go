@@ -19,7 +19,7 @@ import (
 // hook.
 var opencode = &Agent{
 	Name: "opencode", Title: "opencode",
-	Subcommands: []string{"completion", "acp", "mcp", "attach", "run", "debug", "providers", "auth", "agent",
+	subcommands: []string{"completion", "acp", "mcp", "attach", "run", "debug", "providers", "auth", "agent",
 		"upgrade", "uninstall", "serve", "web", "models", "stats", "export", "import", "github", "session",
 		"plugin", "plug", "db"},
 	Env:   &Var{Name: "OPENCODE_CONFIG_CONTENT", Value: opencodeConfig},
@@ -36,12 +36,13 @@ var opencode = &Agent{
 		}},
 		// Its read tool asks, or refuses, what its permission.read rules
 		// say (opencode_rules.go).
-		ReadRules: opencodeReadRules,
+		ReadRules:  opencodeReadRules,
+		RulesAbout: `opencode's permission.read rules, its default "ask" for .env files included`,
 		File: func(env Env) (string, error) {
 			return env.file("XDG_CONFIG_HOME", ".config", filepath.Join("opencode", "plugin", "pbwrap.js"))
 		},
 		Where:     "$XDG_CONFIG_HOME/opencode/plugin/pbwrap.js, else ~/.config/opencode/plugin/pbwrap.js",
-		Extension: &Extension{Text: opencodePlugin, Call: "spawn("},
+		Extension: &Extension{Text: opencodePlugin, call: "spawn("},
 		About: `It speaks the protocol of Gemini CLI's hook, from the
 tool.execute.before hook of a small opencode plugin, which replaces the
 tool's arguments with the answer, or throws the reason, which stops the call
@@ -61,7 +62,7 @@ plugin.`,
 			// JSON written out, not marshalled: a package variable is made at
 			// the start of every pbwrap process.
 			"OPENCODE_CONFIG_CONTENT": `{"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake", ` +
-				`"options": {"baseURL": "{url}/v1", "apiKey": "` + OpenAIKey + `"}, ` +
+				`"options": {"baseURL": "{url}/v1", "apiKey": "` + openAIKey + `"}, ` +
 				`"models": {"fake-model": {"name": "fake-model", "attachment": true, ` +
 				`"modalities": {"input": ["text", "image"], "output": ["text"]}}}}}, ` +
 				`"model": "fake/fake-model", "autoupdate": false, "share": "disabled"}`,

@@ -246,7 +246,7 @@ func opencodeReadRules(env Env) func(cwd, path string) (string, bool) {
 		if !ok {
 			l = &loaded{worktree: opencodeWorktree(dir), rules: opencodeRuleSet{agents: map[string][]opencodeRule{}}}
 			for _, file := range opencodeConfigFiles(env, dir, l.worktree) {
-				text, _, err := ReadSettings(file)
+				text, _, err := readSettings(file)
 				if err == nil {
 					err = parseOpencodeConfig(text, file, home, &l.rules)
 				}

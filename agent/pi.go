@@ -21,7 +21,7 @@ var pi = &Agent{
 			return env.file("PI_CODING_AGENT_DIR", filepath.Join(".pi", "agent"), filepath.Join("extensions", "pbwrap.ts"))
 		},
 		Where:     "$PI_CODING_AGENT_DIR/extensions/pbwrap.ts, else ~/.pi/agent/extensions/pbwrap.ts",
-		Extension: &Extension{Text: piExtension, Call: "spawn("},
+		Extension: &Extension{Text: piExtension, call: "spawn("},
 		About: `It speaks the protocol of Gemini CLI's hook, as the tool_call event of a
 small Pi extension that replaces the tool's input with the answer or blocks
 the call with the reason: pbwrap help agents pi-extension prints the
@@ -33,7 +33,7 @@ extension.`,
 		// The built-in anthropic provider pointed at the fake model, a
 		// dummy key, PI_OFFLINE=1 (no downloads of helper tools). Pi 1.x
 		// needs Node.js 22.
-		Env: map[string]string{"ANTHROPIC_API_KEY": AnthropicKey, "PI_OFFLINE": "1"},
+		Env: map[string]string{"ANTHROPIC_API_KEY": anthropicKey, "PI_OFFLINE": "1"},
 		Files: func(s E2EStart) map[string]string {
 			return map[string]string{".pi/agent/models.json": mustJSON(map[string]any{"providers": map[string]any{
 				"anthropic": map[string]any{"baseUrl": s.URL}}})}

@@ -17,13 +17,13 @@ import "github.com/pbwrap/pbwrap/pasteref"
 // (PermissionRequest, where that dialog would show) refuses an edit with
 // a reference, with the reason, and the model writes the text out, which
 // the user is asked about as before; an edit without one gets no answer.
-// RefUse tells the model so. In the auto-edit and YOLO modes, and when the
+// refUse tells the model so. In the auto-edit and YOLO modes, and when the
 // "auto" mode's classifier approves, Qwen Code runs no such hook.
 var qwen = &Agent{
 	Name: "qwen", Title: "Qwen Code",
-	Subcommands: []string{"mcp", "extensions", "auth", "hooks", "channel", "review", "serve", "sessions",
+	subcommands: []string{"mcp", "extensions", "auth", "hooks", "channel", "review", "serve", "sessions",
 		"update", "agents"},
-	Batch: []string{"-p", "--prompt", "--bg", "--background"},
+	batch: []string{"-p", "--prompt", "--bg", "--background"},
 	Args:  func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
 	Reads: "qwen --include-directories ROOT (asks before reading outside its workspace and the temporary directory otherwise)",
 	Hook: &Hook{
@@ -33,7 +33,7 @@ var qwen = &Agent{
 		}},
 		File:     func(env Env) (string, error) { return env.file("QWEN_HOME", ".qwen", "settings.json") },
 		Where:    "$QWEN_HOME/settings.json, else ~/.qwen/settings.json",
-		Anchored: true, Timeout: 30, TimeoutUnit: "seconds", Comments: true,
+		anchored: true, Timeout: 30, TimeoutUnit: "seconds", comments: true,
 		About: `Qwen Code takes a rewritten input only from this hook, which it runs in
 place of its approval dialog, and only together with an approval that answers
 that dialog (its PreToolUse hook runs after the approval and ignores
@@ -42,7 +42,7 @@ refuses an edit with a reference, with the reason, and the model writes the
 text out, which Qwen Code asks you about as before; an edit without one gets
 no answer. It runs only where Qwen Code would show the dialog (the "default"
 approval mode, or "auto" when its classifier leaves the call to you).`,
-		RefUse: `Do not write {{file:...}} references in your edits here: Qwen Code cannot
+		refUse: `Do not write {{file:...}} references in your edits here: Qwen Code cannot
 expand them without skipping the user's approval of the edit, so an edit with
 a reference is refused. Write the text out.
 `,
@@ -54,7 +54,7 @@ a reference is refused. Write the text out.
 		// OPENAI_MODEL and a dummy OPENAI_API_KEY; the working directory
 		// trusted. The write scenario runs in the "default" approval mode,
 		// where the hook runs.
-		Env: map[string]string{"OPENAI_API_KEY": OpenAIKey, "OPENAI_BASE_URL": "{url}/v1", "OPENAI_MODEL": "fake-model"},
+		Env: map[string]string{"OPENAI_API_KEY": openAIKey, "OPENAI_BASE_URL": "{url}/v1", "OPENAI_MODEL": "fake-model"},
 		Files: func(s E2EStart) map[string]string {
 			files := map[string]string{".qwen/settings.json": mustJSON(map[string]any{
 				"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},

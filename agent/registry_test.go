@@ -22,7 +22,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%q: a name (unique), a title and what it reads, please", a.Name)
 		}
 		seen[a.Name] = true
-		if ForCommand("/usr/local/bin/"+a.Name) != a {
+		if forCommand("/usr/local/bin/"+a.Name) != a {
 			t.Errorf("%s: not found by its command", a.Name)
 		}
 		if a.Hook == nil {
@@ -40,6 +40,9 @@ func checkHook(t *testing.T, a *Agent) {
 	if h.Where == "" || h.About == "" || h.After == "" || h.AfterRemove == "" || len(h.Protocol.Tools) == 0 {
 		t.Fatalf("the hook needs where it goes, what it does, when it takes effect and its tools: %+v", h)
 	}
+	if (h.ReadRules == nil) != (h.RulesAbout == "") {
+		t.Errorf("the hook honours the agent's read rules (ReadRules) exactly when help says which (RulesAbout): %q", h.RulesAbout)
+	}
 	if h.Extension == nil && (h.Timeout <= 0 || h.TimeoutUnit == "" || h.Protocol.Event == "") {
 		t.Fatalf("a hook in settings needs an event and a timeout: %+v", h)
 	}
@@ -47,7 +50,7 @@ func checkHook(t *testing.T, a *Agent) {
 		t.Error("the end-to-end suite needs how to start it (E2E.Ready), or why it cannot (E2E.Unavailable)")
 	}
 	snippet := h.Snippet("/opt/my bin/pbwrap")
-	commands, err := h.Commands(snippet)
+	commands, err := h.commands(snippet)
 	if err != nil || len(commands) != 1 || commands[0] != `'/opt/my bin/pbwrap' hook `+a.Name {
 		t.Errorf("the snippet's hook is found as %q, %v", commands, err)
 	}
@@ -59,16 +62,16 @@ func checkHook(t *testing.T, a *Agent) {
 			}
 		}
 		if err := json.Unmarshal(snippet, &v); err != nil || len(v.Hooks[h.Protocol.Event]) != 1 ||
-			v.Hooks[h.Protocol.Event][0].Matcher != h.Matcher() {
+			v.Hooks[h.Protocol.Event][0].Matcher != h.matcher() {
 			t.Errorf("the snippet is not the hook's entry for %s: %s (%v)", h.Protocol.Event, snippet, err)
 		}
 		for _, tool := range h.Protocol.Tools {
-			if !strings.Contains(h.Matcher(), tool.Name) {
-				t.Errorf("the matcher %q leaves out %s", h.Matcher(), tool.Name)
+			if !strings.Contains(h.matcher(), tool.Name) {
+				t.Errorf("the matcher %q leaves out %s", h.matcher(), tool.Name)
 			}
 		}
 	}
-	if out, err := h.Uninstall(snippet); err != nil || out != nil {
+	if out, err := h.uninstall(snippet); err != nil || out != nil {
 		t.Errorf("removing the snippet leaves %q, %v; want no file", out, err)
 	}
 	if !strings.Contains(Instructions(a), "{{file:") {
@@ -114,7 +117,7 @@ func checkHook(t *testing.T, a *Agent) {
 				in, _ = json.Marshal(map[string]any{"hookName": "tool_call", "workspaceRoots": []string{dir},
 					"tool_call": map[string]any{"name": tool.Name, "input": input}})
 			}
-			out, err := h.Protocol.Answer(in, nil)
+			out, err := h.Protocol.Answer(in, pasteref.Scope{})
 			if h.Protocol.Approves {
 				// Its rewrite would approve the edit for the user: refused.
 				if err != nil || !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "skip asking") {

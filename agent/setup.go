@@ -54,10 +54,10 @@ func (a *Agent) Files() []File {
 	hook := File{
 		What: "the hook", Path: h.File,
 		Install: func(text []byte, r *Run) ([]byte, error) {
-			out, _, err := h.Install(text, r.Prog)
+			out, _, err := h.install(text, r.Prog)
 			return out, err
 		},
-		Remove: func(text []byte, r *Run) ([]byte, error) { return h.Uninstall(text) },
+		Remove: func(text []byte, r *Run) ([]byte, error) { return h.uninstall(text) },
 	}
 	return append([]File{hook}, a.Trust...)
 }
@@ -107,7 +107,7 @@ func (a *Agent) Plan(r *Run, remove bool) ([]*Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		old, mode, err := ReadSettings(path)
+		old, mode, err := readSettings(path)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func (c *Change) Write() (backup string, err error) {
 		return "", err
 	}
 	unchanged := func() error {
-		now, _, err := ReadSettings(c.Path)
+		now, _, err := readSettings(c.Path)
 		if err != nil {
 			return err
 		}
@@ -280,13 +280,13 @@ func resolve(name string) (string, error) {
 // pbwrap help setup gives the figure.
 const MaxSettingsBytes = 4 << 20
 
-// ReadSettings returns the content of the regular file at path and its
+// readSettings returns the content of the regular file at path and its
 // permissions; nil and 0600, the mode a new settings file gets, when it
 // does not exist. Anything else there (a named pipe, a device, a
 // directory), or a file larger than MaxSettingsBytes, is an error, found
 // without waiting or reading it: the file is opened without blocking and
 // checked on the descriptor that is read.
-func ReadSettings(path string) ([]byte, fs.FileMode, error) {
+func readSettings(path string) ([]byte, fs.FileMode, error) {
 	text, mode, err := fsutil.ReadRegular(path, MaxSettingsBytes)
 	var notRegular *fsutil.NotRegularError
 	var tooLarge *fsutil.TooLargeError

@@ -16,7 +16,7 @@ import (
 // text, as Plan makes it.
 func newChange(t *testing.T, path, text string) *Change {
 	t.Helper()
-	old, mode, err := ReadSettings(path)
+	old, mode, err := readSettings(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ package agent
 // will ask nothing because of pbwrap, or is not one pbwrap knows, or argv
 // does not start its interactive session.
 func StartNote(argv []string, env Env, cwd, root string) Message {
-	a := ForCommand(argv[0])
-	if a == nil || a.Note == nil || root == "" || !a.Interactive(argv[1:]) {
+	a := forCommand(argv[0])
+	if a == nil || a.Note == nil || root == "" || !a.interactive(argv[1:]) {
 		return Message{}
 	}
 	return a.Note(env, cwd, root)

@@ -30,11 +30,11 @@ func TestExpandAll(t *testing.T) {
 	}
 	wants := []want{
 		{2, fs.ErrNotExist, "{{file:" + nope + ":1:2}}"},
-		{3, ErrRelativePath, "{{file:rel:1:2}}"},
-		{3, ErrPastEnd, "{{file:" + f + ":2:9}}"},
-		{4, ErrMalformed, "{{file:" + f + ":x:1}}"},
+		{3, errRelativePath, "{{file:rel:1:2}}"},
+		{3, errPastEnd, "{{file:" + f + ":2:9}}"},
+		{4, errMalformed, "{{file:" + f + ":x:1}}"},
 		{4, fs.ErrNotExist, "{{file:" + nope + ":3:3}}"},
-		{6, ErrMalformed, "{{file:" + f},
+		{6, errMalformed, "{{file:" + f},
 	}
 	out, errs := ExpandAll([]byte(src))
 	checks := CheckAll([]byte(src))
@@ -73,12 +73,12 @@ func TestExpandAllLimits(t *testing.T) {
 	}
 	swapRead(t, 50)
 	errs := CheckAll([]byte("{{file:/nope/x:1:1}}\n" + ref(1, 2) + ref(90, 90) + ref(1, 1) + "{{file:/nope/y:1:1}}\n"))
-	if len(errs) != 2 || errs[0].Line != 1 || !errors.Is(errs[1], ErrReadLimit) || errs[1].Line != 3 {
+	if len(errs) != 2 || errs[0].Line != 1 || !errors.Is(errs[1], errReadLimit) || errs[1].Line != 3 {
 		t.Errorf("CheckAll: %v; want the missing file on line 1, then the read limit on line 3, and no more", errs)
 	}
 	swapRefs(t, 2)
 	errs = CheckAll([]byte("{{file:/a:1:1}} {{file:/b:1:1}}\n{{file:bad}}\n{{file:/c:1:1}}"))
-	if len(errs) != 1 || !errors.Is(errs[0], ErrTooMany) || errs[0].Line != 3 {
-		t.Errorf("CheckAll with 3 references over a limit of 2: %v; want ErrTooMany alone, on line 3", errs)
+	if len(errs) != 1 || !errors.Is(errs[0], errTooMany) || errs[0].Line != 3 {
+		t.Errorf("CheckAll with 3 references over a limit of 2: %v; want errTooMany alone, on line 3", errs)
 	}
 }

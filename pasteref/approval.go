@@ -23,13 +23,13 @@ import (
 // led to plant a command, which the text written out, in front of the
 // user, would show.
 
-// ErrApproval: the agent takes a rewritten call only with the hook's
+// errApproval: the agent takes a rewritten call only with the hook's
 // approval, which would answer the user's question for them.
-var ErrApproval = errors.New("this agent takes an expanded edit only together with an approval from the hook, " +
+var errApproval = errors.New("this agent takes an expanded edit only together with an approval from the hook, " +
 	"which would skip asking the user: pbwrap expands no reference here")
 
-// ErrGuarded: the edit writes a file that decides what runs.
-var ErrGuarded = errors.New("the edit writes a file that decides what runs (an agent's settings or hooks, " +
+// errGuarded: the edit writes a file that decides what runs.
+var errGuarded = errors.New("the edit writes a file that decides what runs (an agent's settings or hooks, " +
 	"git's directory, a startup file of your home directory): a hook expands no reference into it")
 
 // Actions said to the model when a call is refused for who approves it.
@@ -178,15 +178,15 @@ func patchTargets(patch []byte) []string {
 // one that writes a guarded file.
 func (p *Protocol) checkApproval(t *Tool, input *object, fields []field, cwd, home string) *Error {
 	if p.Approves {
-		return &Error{Err: ErrApproval}
+		return &Error{Err: errApproval}
 	}
 	targets, ok := t.targets(input, fields)
 	if !ok {
-		return &Error{Err: fmt.Errorf("%w (%s names no file pbwrap can judge)", ErrGuarded, t.Name)}
+		return &Error{Err: fmt.Errorf("%w (%s names no file pbwrap can judge)", errGuarded, t.Name)}
 	}
 	for _, target := range targets {
 		if why, bad := guarded(target, cwd, home); bad {
-			return &Error{Err: fmt.Errorf("%w: %s", ErrGuarded, why)}
+			return &Error{Err: fmt.Errorf("%w: %s", errGuarded, why)}
 		}
 	}
 	return nil

@@ -9,28 +9,27 @@ import (
 	"github.com/pbwrap/pbwrap/pasteref"
 )
 
-func ExampleExpand() {
+func ExampleExpandAll() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	old := filepath.Join(dir, "old.py")
 	_ = os.WriteFile(old, []byte("import json\n\ndef parse_config(path):\n    return json.load(open(path))\n"), 0o600)
 
-	out, err := pasteref.Expand([]byte("# moved from old.py\n{{file:" + old + ":3:4}}# end\n"))
-	fmt.Printf("%s%v\n", out, err)
+	out, errs := pasteref.ExpandAll([]byte("# moved from old.py\n{{file:" + old + ":3:4}}# end\n"))
+	fmt.Printf("%s%v\n", out, errs)
 	// Output:
 	// # moved from old.py
 	// def parse_config(path):
 	//     return json.load(open(path))
 	// # end
-	// <nil>
+	// []
 }
 
 func ExampleError_Report() {
-	out, err := pasteref.Expand([]byte("new_string = {{file:/nonexistent/src/old.py:42:78}}"))
-	var e *pasteref.Error
-	if errors.As(err, &e) {
+	out, errs := pasteref.ExpandAll([]byte("new_string = {{file:/nonexistent/src/old.py:42:78}}"))
+	for _, e := range errs {
 		fmt.Print(e.Report("Edit aborted. Verify path before retrying — do NOT silently substitute empty content."))
-		fmt.Println(out == nil, e.Offset, errors.Is(err, os.ErrNotExist))
+		fmt.Println(out == nil, e.Offset, errors.Is(e, os.ErrNotExist))
 	}
 	// Output:
 	// [paste-ref] Expansion failed.
@@ -40,9 +39,9 @@ func ExampleError_Report() {
 	// true 13 true
 }
 
-func ExampleExpand_escape() {
-	out, err := pasteref.Expand([]byte(`write \{{file:/abs/path:1:2}} to refer to lines 1-2`))
-	fmt.Printf("%s %v\n", out, err)
+func ExampleExpandAll_escape() {
+	out, errs := pasteref.ExpandAll([]byte(`write \{{file:/abs/path:1:2}} to refer to lines 1-2`))
+	fmt.Printf("%s %d\n", out, len(errs))
 	// Output:
-	// write {{file:/abs/path:1:2}} to refer to lines 1-2 <nil>
+	// write {{file:/abs/path:1:2}} to refer to lines 1-2 0
 }

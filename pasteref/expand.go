@@ -8,12 +8,12 @@ import (
 	"io"
 )
 
-// doc is one text that a call expands: the input of Expand, a patch, or one
+// doc is one text that a call expands: the input of ExpandAll, a patch, or one
 // field of a hook's tool input. A call expands all its docs together: each
 // file is read once for all of them, and the limits count them all.
 type doc struct {
 	src   []byte
-	patch bool     // a patch: references are whole added lines (ExpandPatch)
+	patch bool     // a patch: references are whole added lines (Tool.Patch)
 	toks  []token  // in input order
 	stop  *Error   // the first reference wrong on its face; toks end before it
 	bad   []*Error // for runAll: every reference wrong on its face (toks has the others)
@@ -96,7 +96,7 @@ const (
 type expansion struct {
 	docs    []*doc
 	open    opener
-	build   bool                  // keep the ranges and assemble the output (Expand), or only judge (Check)
+	build   bool                  // keep the ranges and assemble the output (ExpandAll, a hook), or only judge (CheckAll)
 	all     bool                  // judge every reference (runAll), not only up to the first bad one
 	files   map[string]*fileState // by path as written
 	text    int                   // bytes of the docs outside the tokens
@@ -172,7 +172,7 @@ func (x *expansion) judgeAll() []*Error {
 			last, lastDoc = t, d
 			if err := x.judgeRef(t, d.patch, &size); err != nil {
 				errs = append(errs, d.refError(t, err))
-				if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrReadLimit) {
+				if errors.Is(err, errTooLarge) || errors.Is(err, errReadLimit) {
 					return errs
 				}
 			}
@@ -199,7 +199,7 @@ func (x *expansion) count() *Error {
 				continue
 			}
 			if refs++; refs > maxRefs {
-				return d.refError(t, fmt.Errorf("%w: more than %d in one input", ErrTooMany, maxRefs))
+				return d.refError(t, fmt.Errorf("%w: more than %d in one input", errTooMany, maxRefs))
 			}
 		}
 	}
@@ -316,7 +316,7 @@ func (x *expansion) readLimit(t *token, f *fileState) error {
 	if n := f.lines(); n > 0 {
 		where = "where this file has at least " + plural(n, "line")
 	}
-	return fmt.Errorf("%w: line %d, but reading stopped after %s of files, %s", ErrReadLimit, t.last, byteCount(maxRead), where)
+	return fmt.Errorf("%w: line %d, but reading stopped after %s of files, %s", errReadLimit, t.last, byteCount(maxRead), where)
 }
 
 // assemble builds d's output: the text, with each token replaced by its

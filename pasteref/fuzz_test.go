@@ -48,7 +48,7 @@ func FuzzExpandNeverPanics(f *testing.F) {
 		if out == nil {
 			t.Fatalf("Expand(%q) = nil, nil; want non-nil output on success", src)
 		}
-		if !Contains(src) && !bytes.Equal(out, src) {
+		if !contains(src) && !bytes.Equal(out, src) {
 			t.Fatalf("Expand(%q) = %q; want the input, which has no reference", src, out)
 		}
 	})
@@ -89,7 +89,7 @@ func FuzzExpandAll(f *testing.F) {
 			if !sameError(e, cerrs[i]) {
 				t.Fatalf("ExpandAll(%q) error %d: %v, CheckAll's %v", src, i, e, cerrs[i])
 			}
-			if i > 0 && e.Offset <= errs[i-1].Offset && !errors.Is(e, ErrTooLarge) {
+			if i > 0 && e.Offset <= errs[i-1].Offset && !errors.Is(e, errTooLarge) {
 				t.Fatalf("ExpandAll(%q): error %d at offset %d after one at %d; want input order", src, i, e.Offset, errs[i-1].Offset)
 			}
 		}
@@ -164,8 +164,8 @@ func FuzzWholeFile(f *testing.F) {
 			t.Fatalf("Expand(%q) of %q\n got %q, %v\nwant %q", part, content, got, err, want)
 		}
 		past := "{{file:" + path + ":" + itoa(first) + ":" + itoa(n+1) + "}}"
-		if _, err := Expand([]byte(past)); !errors.Is(err, ErrPastEnd) {
-			t.Fatalf("Expand(%q) of %d lines = %v, want ErrPastEnd", past, n, err)
+		if _, err := Expand([]byte(past)); !errors.Is(err, errPastEnd) {
+			t.Fatalf("Expand(%q) of %d lines = %v, want errPastEnd", past, n, err)
 		}
 	})
 }
@@ -186,17 +186,17 @@ var badRefs = []struct {
 	is  error
 }{
 	{"{{file:<D>/nope:1:1}}", os.ErrNotExist},
-	{"{{file:<D>/f:5:5}}", ErrPastEnd},
-	{"{{file:<D>/e:1:1}}", ErrPastEnd},
-	{"{{file:<D>/d:1:1}}", ErrNotRegular},
-	{"{{file:f:1:1}}", ErrRelativePath},
-	{"{{file:~/f:1:1}}", ErrRelativePath},
-	{"{{file:<D>/f:0:1}}", ErrStartLine},
-	{"{{file:<D>/f:3:2}}", ErrEndBeforeStart},
-	{"{{file:<D>/f:1:x}}", ErrMalformed},
-	{"{{file::1:1}}", ErrMalformed},
-	{"{{file:<D>/f:1}}", ErrMalformed},
-	{"{{file:<D>/f:1:1\n", ErrMalformed},
+	{"{{file:<D>/f:5:5}}", errPastEnd},
+	{"{{file:<D>/e:1:1}}", errPastEnd},
+	{"{{file:<D>/d:1:1}}", errNotRegular},
+	{"{{file:f:1:1}}", errRelativePath},
+	{"{{file:~/f:1:1}}", errRelativePath},
+	{"{{file:<D>/f:0:1}}", errStartLine},
+	{"{{file:<D>/f:3:2}}", errEndBeforeStart},
+	{"{{file:<D>/f:1:x}}", errMalformed},
+	{"{{file::1:1}}", errMalformed},
+	{"{{file:<D>/f:1}}", errMalformed},
+	{"{{file:<D>/f:1:1\n", errMalformed},
 }
 
 // goodRefs expand.
@@ -247,8 +247,8 @@ func FuzzAllOrNothing(f *testing.F) {
 	})
 }
 
-// FuzzLimits: the limits only ever turn a success into ErrTooLarge or
-// ErrReadLimit, never change an output, and Check agrees with Expand under
+// FuzzLimits: the limits only ever turn a success into errTooLarge or
+// errReadLimit, never change an output, and Check agrees with Expand under
 // them; an output within the cap, from files within the read budget,
 // expands as without limits.
 func FuzzLimits(f *testing.F) {
@@ -280,7 +280,7 @@ func FuzzLimits(f *testing.F) {
 		switch {
 		case err == nil && (werr != nil || !bytes.Equal(got, want)):
 			t.Fatalf("Expand(%q) with limits %d, %d = %q; without = %q, %v", src, capOut, capRead, got, want, werr)
-		case err != nil && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrReadLimit) && !sameError(err, werr):
+		case err != nil && !errors.Is(err, errTooLarge) && !errors.Is(err, errReadLimit) && !sameError(err, werr):
 			t.Fatalf("Expand(%q) with limits %d, %d = %v; without = %v", src, capOut, capRead, err, werr)
 		case err != nil && werr == nil && len(want) <= int(capOut) && len(content) < int(capRead):
 			t.Fatalf("Expand(%q) with limits %d, %d = %v; want %q as without them", src, capOut, capRead, err, want)
@@ -336,7 +336,7 @@ func patchOneByOne(patch []byte) ([]byte, error) {
 		}
 		start, end, ok := wholeAddedLine(patch, t)
 		if !ok {
-			return nil, &Error{Ref: shorten(string(patch[t.off:t.end])), Offset: t.off, Line: 1 + bytes.Count(patch[:t.off], []byte("\n")), Err: ErrPatchPlacement}
+			return nil, &Error{Ref: shorten(string(patch[t.off:t.end])), Offset: t.off, Line: 1 + bytes.Count(patch[:t.off], []byte("\n")), Err: errPatchPlacement}
 		}
 		text, err := Expand(patch[prev:start])
 		if err != nil {

@@ -46,9 +46,9 @@ func (in *hookInput) normalize() {
 	}
 }
 
-// ErrNotText: the hook protocols carry text as JSON strings, which cannot
+// errNotText: the hook protocols carry text as JSON strings, which cannot
 // hold bytes that are not UTF-8; they would reach the file as U+FFFD.
-var ErrNotText = errors.New("the lines are not valid UTF-8 text, which a hook cannot pass on intact")
+var errNotText = errors.New("the lines are not valid UTF-8 text, which a hook cannot pass on intact")
 
 // MaxHookInput caps a hook's input, the JSON its agent sends: 16 MiB, far
 // above any tool call a model writes (its output is bounded by its token
@@ -56,8 +56,8 @@ var ErrNotText = errors.New("the lines are not valid UTF-8 text, which a hook ca
 // input is denied, not read on.
 const MaxHookInput = 16 << 20
 
-// ErrHookInput: the hook's input is over MaxHookInput.
-var ErrHookInput = errors.New("hook input too large")
+// errHookInput: the hook's input is over MaxHookInput.
+var errHookInput = errors.New("hook input too large")
 
 // field is one string of a tool input that has references: its doc, and
 // the object and member it goes back to.
@@ -67,9 +67,9 @@ type field struct {
 	name string
 }
 
-// stringFields lists the named string members of o that Expand would act
+// stringFields lists the named string members of o that an expansion would act
 // on (with numbered, also NAME_1, NAME_2, ...); with patch, they are
-// patches whose references are whole added lines (ExpandPatch).
+// patches whose references are whole added lines (Tool.Patch).
 func stringFields(o *object, names []string, numbered, patch bool) ([]field, error) {
 	var fields []field
 	for _, name := range o.named(names, numbered) {
@@ -78,7 +78,7 @@ func stringFields(o *object, names []string, numbered, patch bool) ([]field, err
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("%s is not a string", name)
 		}
-		if Contains([]byte(s)) {
+		if contains([]byte(s)) {
 			fields = append(fields, field{doc: newDoc([]byte(s), patch), obj: o, name: name})
 		}
 	}
@@ -234,10 +234,10 @@ func checkEscaped(docs []*doc) error {
 
 func tooLargeEscaped() error {
 	return fmt.Errorf("%w: the answer would be over %s with the text escaped for JSON "+
-		"(a control character such as NUL takes 6 bytes there)", ErrTooLarge, byteCount(maxOutput))
+		"(a control character such as NUL takes 6 bytes there)", errTooLarge, byteCount(maxOutput))
 }
 
-// checkText reports ErrNotText for the first reference whose range is not
+// checkText reports errNotText for the first reference whose range is not
 // valid UTF-8 (or, for a rune split between two ranges, the first
 // reference), when d's output is not.
 func (d *doc) checkText() error {
@@ -254,15 +254,15 @@ func (d *doc) checkText() error {
 			first = t
 		}
 		if !utf8.Valid(bytes.Join(t.parts, nil)) {
-			return d.refError(t, ErrNotText)
+			return d.refError(t, errNotText)
 		}
 	}
-	return d.refError(first, ErrNotText)
+	return d.refError(first, errNotText)
 }
 
 // inputTooLarge is the *Error for an input over MaxHookInput.
 func inputTooLarge() *Error {
-	return &Error{Err: fmt.Errorf("%w: over %s (the hook reads at most that)", ErrHookInput, byteCount(MaxHookInput))}
+	return &Error{Err: fmt.Errorf("%w: over %s (the hook reads at most that)", errHookInput, byteCount(MaxHookInput))}
 }
 
 // marshal encodes v as JSON without HTML escaping: file content goes back

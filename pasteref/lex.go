@@ -12,7 +12,7 @@ import (
 // malformed rather than silently clamped.
 const maxDigits = 9
 
-// token is one thing Expand replaces: a reference, or the backslash of an
+// token is one thing an expansion replaces: a reference, or the backslash of an
 // escaped "\{{file:".
 type token struct {
 	off, end    int  // src[off:end] is the reference, or the escape's backslash
@@ -133,16 +133,16 @@ func parseLine(which, s string) (int, error) {
 func checkRef(path string, first, last int) error {
 	switch {
 	case !filepath.IsAbs(path):
-		return fmt.Errorf("%w: %q", ErrRelativePath, shorten(path))
+		return fmt.Errorf("%w: %q", errRelativePath, shorten(path))
 	case first < 1:
-		return fmt.Errorf("%w, not %d", ErrStartLine, first)
+		return fmt.Errorf("%w, not %d", errStartLine, first)
 	case last < first:
-		return fmt.Errorf("%w: %d < %d", ErrEndBeforeStart, last, first)
+		return fmt.Errorf("%w: %d < %d", errEndBeforeStart, last, first)
 	}
 	return nil
 }
 
-// malformed wraps ErrMalformed with what is wrong.
+// malformed wraps errMalformed with what is wrong.
 func malformed(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
+	return fmt.Errorf("%w: "+format, append([]any{errMalformed}, args...)...)
 }

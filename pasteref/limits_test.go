@@ -126,10 +126,10 @@ func TestSparseFailsFast(t *testing.T) {
 		msg     string
 		maxRead int
 	}{
-		{"{{file:" + path + ":1:1}}", ErrTooLarge, "expansion too large: the output would be over 64 MiB", MaxOutput + readSize},
-		{"{{file:" + path + ":2:2}}", ErrReadLimit, "end line is beyond what an expansion reads: line 2, " +
+		{"{{file:" + path + ":1:1}}", errTooLarge, "expansion too large: the output would be over 64 MiB", MaxOutput + readSize},
+		{"{{file:" + path + ":2:2}}", errReadLimit, "end line is beyond what an expansion reads: line 2, " +
 			"but reading stopped after 256 MiB of files, where this file has at least 1 line", MaxRead},
-		{"{{file:" + path + ":1:1}}{{file:" + path + ":2:2}}", ErrTooLarge, "", MaxOutput + readSize},
+		{"{{file:" + path + ":1:1}}{{file:" + path + ":2:2}}", errTooLarge, "", MaxOutput + readSize},
 	}
 	for _, tt := range tests {
 		for _, fn := range []struct {
@@ -177,13 +177,13 @@ func TestSparseFailsFastInHooks(t *testing.T) {
 	} {
 		r.reset()
 		ref := "{{file:" + path + ":" + want.lines + "}}"
-		out, err := ClaudeHook(claudeWrite(dir, ref), nil)
+		out, err := writeHook(claudeWrite(dir, ref), nil)
 		if err != nil || !denied(out, want.msg) {
-			t.Errorf("ClaudeHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
+			t.Errorf("writeHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
 		}
-		out, err = CodexHook(codexAdd(dir, "+"+ref+"\n"), nil)
+		out, err = patchHook(codexAdd(dir, "+"+ref+"\n"), nil)
 		if err != nil || !denied(out, want.msg) {
-			t.Errorf("CodexHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
+			t.Errorf("patchHook(%s) = %s, %v; want it denied saying %q", ref, out, err, want.msg)
 		}
 		if n := r.total(); n > 2*MaxRead {
 			t.Errorf("the hooks read %d bytes for %s, want at most %d each", n, ref, MaxRead)
@@ -191,7 +191,7 @@ func TestSparseFailsFastInHooks(t *testing.T) {
 	}
 }
 
-// claudeWrite is a Claude Code Write call in cwd writing content.
+// claudeWrite is a Write call in cwd writing content, in Claude Code's shape.
 func claudeWrite(cwd, content string) []byte {
 	in, _ := json.Marshal(map[string]any{
 		"hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Write",
@@ -200,7 +200,7 @@ func claudeWrite(cwd, content string) []byte {
 	return in
 }
 
-// codexAdd is a Codex apply_patch call in cwd adding a file with lines.
+// codexAdd is an apply_patch call in cwd adding a file with lines, in Codex's shape.
 func codexAdd(cwd, lines string) []byte {
 	in, _ := json.Marshal(map[string]any{
 		"hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "apply_patch",
@@ -257,8 +257,8 @@ func TestCapStopsReading(t *testing.T) {
 				_, err = Expand([]byte(in))
 			}
 			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != off {
-				t.Errorf("%s (check %v): %v, want ErrTooLarge at offset %d", tt.rule, check, err, off)
+			if !errors.As(err, &e) || !errors.Is(err, errTooLarge) || e.Offset != off {
+				t.Errorf("%s (check %v): %v, want errTooLarge at offset %d", tt.rule, check, err, off)
 			}
 			if n := r.total(); n > limit+2*readSize {
 				t.Errorf("%s (check %v): read %d bytes, want at most the cap and two buffers, %d", tt.rule, check, n, limit+2*readSize)
@@ -297,8 +297,8 @@ func TestReadLimit(t *testing.T) {
 		switch {
 		case tt.msg == "" && err != nil:
 			t.Errorf("%s: %v", tt.rule, err)
-		case tt.msg != "" && (!errors.Is(err, ErrReadLimit) || !strings.Contains(err.Error(), tt.msg)):
-			t.Errorf("%s: %v, want ErrReadLimit saying %q", tt.rule, err, tt.msg)
+		case tt.msg != "" && (!errors.Is(err, errReadLimit) || !strings.Contains(err.Error(), tt.msg)):
+			t.Errorf("%s: %v, want errReadLimit saying %q", tt.rule, err, tt.msg)
 		}
 		if n := r.total(); n > limit {
 			t.Errorf("%s: read %d bytes, want at most %d", tt.rule, n, limit)
@@ -306,7 +306,7 @@ func TestReadLimit(t *testing.T) {
 	}
 }
 
-// ErrReadLimit for a file reading never reached.
+// errReadLimit for a file reading never reached.
 func TestReadLimitBeforeFile(t *testing.T) {
 	swapRead(t, 1000)
 	big, small := lineFile(t, 1000), lineFile(t, 10)
@@ -314,8 +314,8 @@ func TestReadLimitBeforeFile(t *testing.T) {
 	// ends there: it does not, so it is not reached, and named first.
 	in := fmt.Sprintf("{{file:%s:1:1}}{{file:%s:500:500}}", small, big)
 	_, err := Expand([]byte(in))
-	if !errors.Is(err, ErrReadLimit) || !strings.Contains(err.Error(), "where this file has at least") {
-		t.Errorf("Expand = %v, want ErrReadLimit for %s", err, big)
+	if !errors.Is(err, errReadLimit) || !strings.Contains(err.Error(), "where this file has at least") {
+		t.Errorf("Expand = %v, want errReadLimit for %s", err, big)
 	}
 	in = fmt.Sprintf("{{file:%s:500:500}}{{file:%s:1:1}}", big, small)
 	_, err = Expand([]byte(in))
@@ -327,7 +327,7 @@ func TestReadLimitBeforeFile(t *testing.T) {
 	in = fmt.Sprintf("{{file:%s:1000:1000}}{{file:%s:1:1}}{{file:%s:2:2}}", big, lineFile(t, 1), small)
 	_, err = Expand([]byte(in))
 	if !errors.As(err, &e) || !strings.Contains(err.Error(), "before this file") {
-		t.Errorf("Expand = %v, want ErrReadLimit before the file", err)
+		t.Errorf("Expand = %v, want errReadLimit before the file", err)
 	}
 }
 
@@ -340,8 +340,8 @@ func TestTooManyReferences(t *testing.T) {
 	in := `\{{file:` + strings.Repeat(ref, 4)
 	_, err := Expand([]byte(in))
 	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrTooMany) || e.Offset != 8+3*len(ref) {
-		t.Fatalf("Expand(4 references) = %v, want ErrTooMany at the fourth", err)
+	if !errors.As(err, &e) || !errors.Is(err, errTooMany) || e.Offset != 8+3*len(ref) {
+		t.Fatalf("Expand(4 references) = %v, want errTooMany at the fourth", err)
 	}
 	if e.Err.Error() != "too many references: more than 3 in one input" {
 		t.Errorf("reason = %q", e.Err.Error())
@@ -352,9 +352,9 @@ func TestTooManyReferences(t *testing.T) {
 	if _, err := Expand([]byte(strings.Repeat(ref, 3))); err != nil {
 		t.Errorf("Expand(3 references) = %v, want success", err)
 	}
-	out, err := ClaudeHook(claudeWrite(filepath.Dir(path), strings.Repeat(ref, 4)), nil)
+	out, err := writeHook(claudeWrite(filepath.Dir(path), strings.Repeat(ref, 4)), nil)
 	if err != nil || !denied(out, "too many references") {
-		t.Errorf("ClaudeHook(4 references) = %s, %v; want it denied", out, err)
+		t.Errorf("writeHook(4 references) = %s, %v; want it denied", out, err)
 	}
 }
 
@@ -387,9 +387,9 @@ func TestEveryEntryPointReadsOnce(t *testing.T) {
 		{"Expand", func() ([]byte, error) { return Expand([]byte(refs.String())) }},
 		{"Check", func() ([]byte, error) { return nil, Check([]byte(refs.String())) }},
 		{"ExpandPatch", func() ([]byte, error) { return ExpandPatch([]byte(added.String())) }},
-		{"ClaudeHook Write", func() ([]byte, error) { return ClaudeHook(claudeWrite(dir, refs.String()), nil) }},
-		{"ClaudeHook MultiEdit", func() ([]byte, error) { return ClaudeHook(multi, nil) }},
-		{"CodexHook", func() ([]byte, error) { return CodexHook(codexAdd(dir, added.String()), nil) }},
+		{"writeHook Write", func() ([]byte, error) { return writeHook(claudeWrite(dir, refs.String()), nil) }},
+		{"writeHook MultiEdit", func() ([]byte, error) { return writeHook(multi, nil) }},
+		{"patchHook", func() ([]byte, error) { return patchHook(codexAdd(dir, added.String()), nil) }},
 	} {
 		r.reset()
 		out, err := tt.run()
@@ -406,7 +406,7 @@ func TestEveryEntryPointReadsOnce(t *testing.T) {
 // A hook's input over MaxHookInput is denied, not parsed.
 func TestHookInputLimit(t *testing.T) {
 	in := claudeWrite("/proj", strings.Repeat("x", MaxHookInput))
-	for _, hook := range []func([]byte, []string) ([]byte, error){ClaudeHook, CodexHook} {
+	for _, hook := range []func([]byte, []string) ([]byte, error){writeHook, patchHook} {
 		out, err := hook(in, nil)
 		if err != nil || !denied(out, "hook input too large: over 16 MiB") {
 			t.Errorf("hook(%d bytes) = %.300s, %v; want it denied", len(in), out, err)
@@ -436,9 +436,9 @@ func TestHookCapCountsEscapes(t *testing.T) {
 		{ref("nul"), false},
 		{ref("text") + ref("nul"), false},
 	} {
-		out, err := ClaudeHook(claudeWrite(dir, tt.in), nil)
+		out, err := writeHook(claudeWrite(dir, tt.in), nil)
 		if err != nil || tt.ok == denied(out, "escaped for JSON") {
-			t.Errorf("ClaudeHook(%s) = %.300s, %v; want expanded %v", tt.in, out, err, tt.ok)
+			t.Errorf("writeHook(%s) = %.300s, %v; want expanded %v", tt.in, out, err, tt.ok)
 		}
 	}
 }

@@ -2,8 +2,9 @@
 //
 //	{{file:/abs/path:START:END}}
 //
-// instead of echoing lines that already exist in a file, and Expand replaces
-// the token with those lines before the edit is applied. Expansion is all or
+// instead of echoing lines that already exist in a file, and an expansion
+// (a hook's Protocol.Answer, or ExpandAll) replaces the token with those
+// lines before the edit is applied. Expansion is all or
 // nothing: any bad reference aborts the whole expansion, and the caller writes
 // nothing. A failed expansion never substitutes an empty string, which would
 // turn a move into a deletion.
@@ -22,13 +23,13 @@
 //     9 digits; leading zeros are allowed and ignored ("007" is 7).
 //   - PATH must be absolute (filepath.IsAbs). Nothing in it is interpreted:
 //     "~/x" and "$HOME/x" are relative and rejected, and "/home/$USER/x" names
-//     a directory called "$USER". Expand and Check open the path as written,
+//     a directory called "$USER". ExpandAll and CheckAll open the path as written,
 //     not cleaned, and follow symbolic links, so the content is what reading
-//     the path gives. The hooks are stricter (see ClaudeHook): no symbolic
+//     the path gives. The hooks are stricter (see Protocol.Answer): no symbolic
 //     link, and only below the agent's working directory or pbwrap's root.
 //
 // Any "{{file:" that does not complete as such a reference is an error
-// (ErrMalformed), never literal text.
+// (errMalformed), never literal text.
 //
 // # Literal "{{file:"
 //
@@ -52,15 +53,15 @@
 //
 // # Limits
 //
-// One call (an Expand, a Check, a hook's whole tool input) has bounded cost
+// One call (an ExpandAll, a CheckAll, a hook's whole tool input) has bounded cost
 // whatever the files are, so that a hook always answers well inside the
 // time its agent gives it:
 //
-//   - at most MaxRefs references (ErrTooMany), counted before any file is
+//   - at most MaxRefs references (errTooMany), counted before any file is
 //     opened;
-//   - at most MaxOutput bytes of output (ErrTooLarge);
+//   - at most MaxOutput bytes of output (errTooLarge);
 //   - at most MaxRead bytes read from files, lines skipped on the way to a
-//     range included (ErrReadLimit).
+//     range included (errReadLimit).
 //
 // Memory is bounded by MaxOutput: the copied ranges are kept once however
 // many references share them, and never past the cap, so a call holds at
@@ -69,24 +70,24 @@
 //
 // # Errors
 //
-// Expand and Check return an *Error naming the first bad reference in the
-// input, its byte offset, its line and the reason; ExpandAll and CheckAll,
-// for people who fix them all at once, return one for every bad reference. For one reference the checks run in
-// this order: syntax (ErrMalformed), ErrRelativePath, ErrStartLine,
-// ErrEndBeforeStart, opening and reading the file (an *fs.PathError as the
-// os package returns it, or one wrapping ErrNotRegular for a directory, a
-// device or a named pipe), ErrPastEnd (saying how many lines the file has),
-// and ErrTooLarge. A file that cannot be read is reported for the first
+// A hook denies a call with the *Error of the first bad reference in the
+// input: its byte offset, its line and the reason; ExpandAll and CheckAll,
+// for people who fix them all at once, return one for every bad reference.
+// For one reference the checks run in this order: syntax (errMalformed), errRelativePath, errStartLine,
+// errEndBeforeStart, opening and reading the file (an *fs.PathError as the
+// os package returns it, or one wrapping errNotRegular for a directory, a
+// device or a named pipe), errPastEnd (saying how many lines the file has),
+// and errTooLarge. A file that cannot be read is reported for the first
 // reference to it. More references than MaxRefs fail at the first one over
 // the limit, before anything else is checked.
 //
 // Reading stops as soon as the call is bound to fail. Once the ranges read
 // so far and the text around the references are more than MaxOutput, the
 // output cannot fit whatever the rest holds: reading stops, and the error
-// is ErrTooLarge at the reference where the output passes the cap (or an
+// is errTooLarge at the reference where the output passes the cap (or an
 // error found before it); a reference whose range was not reached by then
 // is not judged. Once MaxRead bytes are read, the first reference whose
-// range was not reached fails with ErrReadLimit, which says how many lines
+// range was not reached fails with errReadLimit, which says how many lines
 // the file has at least. So a range over the cap costs at most MaxOutput
 // of reading, and a range past the end of a huge file (which needs the
 // whole file to be read to count its lines) at most MaxRead.
@@ -97,9 +98,9 @@
 // several references name it (in a hook, in any of the tool input's fields),
 // and only as far as the furthest line they need, or less when the call is
 // bound to fail: referring to the head of a huge log does not read the whole
-// log. A file that changes between a Check and an Expand, or while Expand
-// reads it, is the caller's problem; Expand reads what is there when it
-// reads.
+// log. A file that changes between a CheckAll and an ExpandAll, or while
+// it is read, is the caller's problem; an expansion reads what is there
+// when it reads.
 //
 // The functions are safe for concurrent use.
 package pasteref
@@ -121,10 +122,10 @@ const (
 	//
 	// The cap counts the whole output, text and expanded ranges, and applies
 	// when the input has at least one reference (input without one is the
-	// caller's to bound). ErrTooLarge names the reference at which the output
+	// caller's to bound). errTooLarge names the reference at which the output
 	// passes the cap, or the last reference when only the text after it does.
 	// A hook counts its output as its answer carries it, escaped for JSON
-	// (see ClaudeHook).
+	// (see Protocol.Answer).
 	MaxOutput = 64 << 20
 
 	// MaxRead caps the bytes read from files: 256 MiB, four times the output
@@ -156,7 +157,7 @@ type Error struct {
 	Ref    string
 	Offset int   // byte offset of the reference in the input
 	Line   int   // 1-based line of the reference in the input ("\n" ends a line); 0 when Ref is empty
-	Err    error // the reason: wraps one of the Err variables, or an *fs.PathError
+	Err    error // the reason: wraps one of the reasons below (errMalformed, ...), or an *fs.PathError
 }
 
 // maxRef bounds Error.Ref and a path quoted in an error message, so that a
@@ -208,54 +209,40 @@ func (e *Error) Report(action string) string {
 // reading a file (fs.ErrNotExist, fs.ErrPermission...). Each is wrapped with
 // the detail: what is malformed, the path, the numbers, the limit.
 var (
-	ErrMalformed      = errors.New("malformed reference")
-	ErrRelativePath   = errors.New("path is not absolute")
-	ErrNotRegular     = errors.New("not a regular file")
-	ErrStartLine      = errors.New("start line must be at least 1")
-	ErrEndBeforeStart = errors.New("end line is before start line")
-	ErrPastEnd        = errors.New("end line is past the end of the file")
-	ErrTooLarge       = errors.New("expansion too large")
-	ErrReadLimit      = errors.New("end line is beyond what an expansion reads")
-	ErrTooMany        = errors.New("too many references")
+	errMalformed      = errors.New("malformed reference")
+	errRelativePath   = errors.New("path is not absolute")
+	errNotRegular     = errors.New("not a regular file")
+	errStartLine      = errors.New("start line must be at least 1")
+	errEndBeforeStart = errors.New("end line is before start line")
+	errPastEnd        = errors.New("end line is past the end of the file")
+	errTooLarge       = errors.New("expansion too large")
+	errReadLimit      = errors.New("end line is beyond what an expansion reads")
+	errTooMany        = errors.New("too many references")
 )
 
 // marker starts every reference.
 const marker = "{{file:"
 
-// Contains reports whether src has anything Expand would act on: a reference,
-// malformed or not, or an escaped "\{{file:". When it reports false, Expand
-// returns a copy of src and Check returns nil, without reading any file.
-func Contains(src []byte) bool {
+// contains reports whether src has anything an expansion would act on: a
+// reference, malformed or not, or an escaped "\{{file:". When it reports
+// false, ExpandAll returns a copy of src and CheckAll returns nil, without
+// reading any file.
+func contains(src []byte) bool {
 	return bytes.Contains(src, []byte(marker))
 }
 
-// Expand returns src with every reference replaced by the lines it names and
-// every escaped "\{{file:" replaced by "{{file:". On any error it returns nil
-// and an *Error for the first bad reference; the caller must write nothing.
-// On success the result is never nil and never shares memory with src.
-func Expand(src []byte) ([]byte, error) {
-	d := newDoc(src, false)
-	if err := run([]*doc{d}, openFile, true); err != nil {
-		return nil, err
-	}
-	return d.out, nil
-}
-
-// Check validates every reference, reading the files as Expand does, without
-// building the output. It returns the same error Expand would.
-func Check(src []byte) error {
-	return run([]*doc{newDoc(src, false)}, openFile, false)
-}
-
-// ExpandAll is Expand for people, who fix every bad reference at once: it
-// does not stop at the first one. On success it returns what Expand
-// returns. Otherwise it returns nil and an *Error for each bad reference,
-// in input order, the first being the one Expand names; a file that
-// cannot be read fails every reference to it. The limits of the call
-// (MaxRefs, MaxOutput, MaxRead) still apply to the whole input: the list
-// ends at the first reference that passes one, since every later one would
-// fail with it. Files that fail do not stop the reading of the others, so
-// a failed call may read more than Expand would have, within MaxRead.
+// ExpandAll returns src with every reference replaced by the lines it names
+// and every escaped "\{{file:" replaced by "{{file:"; on success the result
+// is never nil and never shares memory with src. It is for people, who fix
+// every bad reference at once: it does not stop at the first one, as a
+// hook does. On any error it returns nil and an *Error for each bad
+// reference, in input order, the first being the one a hook names; the
+// caller must write nothing. A file that cannot be read fails every
+// reference to it. The limits of the call (MaxRefs, MaxOutput, MaxRead)
+// still apply to the whole input: the list ends at the first reference
+// that passes one, since every later one would fail with it. Files that
+// fail do not stop the reading of the others, so a failed call may read
+// more than a hook would have, within MaxRead.
 func ExpandAll(src []byte) ([]byte, []*Error) {
 	d := newDocAll(src)
 	if errs := runAll([]*doc{d}, openFile, true); len(errs) > 0 {
@@ -271,7 +258,7 @@ func CheckAll(src []byte) []*Error {
 }
 
 func tooLarge() error {
-	return fmt.Errorf("%w: the output would be over %s", ErrTooLarge, byteCount(maxOutput))
+	return fmt.Errorf("%w: the output would be over %s", errTooLarge, byteCount(maxOutput))
 }
 
 // shorten cuts s to maxRef bytes, marking the cut. It cuts before a rune
@@ -292,7 +279,7 @@ func shorten(s string) string {
 	return s[:n] + "..."
 }
 
-// lineCount says how many lines a file has, for ErrPastEnd.
+// lineCount says how many lines a file has, for errPastEnd.
 func lineCount(n int) string {
 	switch n {
 	case 0:

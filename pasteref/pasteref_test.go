@@ -191,86 +191,86 @@ var expandErrorTests = []struct {
 }{
 	// Rule 1 and 4: malformed references.
 	{rule: "4: missing }} at the end of the input", fx: fixture{files: abcd}, in: "x {{file:<D>/f:1:2",
-		ref: "{{file:<D>/f:1:2", off: 2, is: ErrMalformed, msg: `malformed reference: missing "}}" before the end of the input`},
-	{rule: "4: only the marker", in: "{{file:", ref: "{{file:", is: ErrMalformed,
+		ref: "{{file:<D>/f:1:2", off: 2, is: errMalformed, msg: `malformed reference: missing "}}" before the end of the input`},
+	{rule: "4: only the marker", in: "{{file:", ref: "{{file:", is: errMalformed,
 		msg: `malformed reference: missing "}}" before the end of the input`},
 	{rule: "4: missing }} before a newline", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:2\n}}",
-		ref: "{{file:<D>/f:1:2", is: ErrMalformed, msg: `malformed reference: missing "}}" before the end of the line`},
+		ref: "{{file:<D>/f:1:2", is: errMalformed, msg: `malformed reference: missing "}}" before the end of the line`},
 	{rule: "4: missing }} before a CR", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:2\r\n",
-		ref: "{{file:<D>/f:1:2", is: ErrMalformed, msg: `malformed reference: missing "}}" before the end of the line`},
+		ref: "{{file:<D>/f:1:2", is: errMalformed, msg: `malformed reference: missing "}}" before the end of the line`},
 	{rule: "4: a single closing brace", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:2} x",
-		ref: "{{file:<D>/f:1:2} x", is: ErrMalformed, msg: `malformed reference: missing "}}" before the end of the input`},
-	{rule: "4: empty body", in: "{{file:}}", ref: "{{file:}}", is: ErrMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
+		ref: "{{file:<D>/f:1:2} x", is: errMalformed, msg: `malformed reference: missing "}}" before the end of the input`},
+	{rule: "4: empty body", in: "{{file:}}", ref: "{{file:}}", is: errMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
 	{rule: "4: missing numbers", fx: fixture{files: abcd}, in: "{{file:<D>/f}}",
-		ref: "{{file:<D>/f}}", is: ErrMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
+		ref: "{{file:<D>/f}}", is: errMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
 	{rule: "4: one number", fx: fixture{files: abcd}, in: "{{file:<D>/f:1}}",
-		ref: "{{file:<D>/f:1}}", is: ErrMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
-	{rule: "4: empty path", in: "{{file::1:2}}", ref: "{{file::1:2}}", is: ErrMalformed, msg: "malformed reference: empty path"},
+		ref: "{{file:<D>/f:1}}", is: errMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
+	{rule: "4: empty path", in: "{{file::1:2}}", ref: "{{file::1:2}}", is: errMalformed, msg: "malformed reference: empty path"},
 	{rule: "4: empty start line", fx: fixture{files: abcd}, in: "{{file:<D>/f::2}}",
-		ref: "{{file:<D>/f::2}}", is: ErrMalformed, msg: "malformed reference: missing start line"},
+		ref: "{{file:<D>/f::2}}", is: errMalformed, msg: "malformed reference: missing start line"},
 	{rule: "4: empty end line", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:}}",
-		ref: "{{file:<D>/f:1:}}", is: ErrMalformed, msg: "malformed reference: missing end line"},
+		ref: "{{file:<D>/f:1:}}", is: errMalformed, msg: "malformed reference: missing end line"},
 	{rule: "4: non-numeric start line", fx: fixture{files: abcd}, in: "{{file:<D>/f:a:2}}",
-		ref: "{{file:<D>/f:a:2}}", is: ErrMalformed, msg: `malformed reference: start line "a" is not a decimal number`},
+		ref: "{{file:<D>/f:a:2}}", is: errMalformed, msg: `malformed reference: start line "a" is not a decimal number`},
 	{rule: "4: non-numeric end line", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:end}}",
-		ref: "{{file:<D>/f:1:end}}", is: ErrMalformed, msg: `malformed reference: end line "end" is not a decimal number`},
+		ref: "{{file:<D>/f:1:end}}", is: errMalformed, msg: `malformed reference: end line "end" is not a decimal number`},
 	{rule: "1: no sign", fx: fixture{files: abcd}, in: "{{file:<D>/f:+1:2}}",
-		ref: "{{file:<D>/f:+1:2}}", is: ErrMalformed, msg: `malformed reference: start line "+1" is not a decimal number`},
+		ref: "{{file:<D>/f:+1:2}}", is: errMalformed, msg: `malformed reference: start line "+1" is not a decimal number`},
 	{rule: "1: no negative numbers", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:-2}}",
-		ref: "{{file:<D>/f:1:-2}}", is: ErrMalformed, msg: `malformed reference: end line "-2" is not a decimal number`},
+		ref: "{{file:<D>/f:1:-2}}", is: errMalformed, msg: `malformed reference: end line "-2" is not a decimal number`},
 	{rule: "1: no space in a number", fx: fixture{files: abcd}, in: "{{file:<D>/f: 1:2}}",
-		ref: "{{file:<D>/f: 1:2}}", is: ErrMalformed, msg: `malformed reference: start line " 1" is not a decimal number`},
+		ref: "{{file:<D>/f: 1:2}}", is: errMalformed, msg: `malformed reference: start line " 1" is not a decimal number`},
 	{rule: "1: no space before }}", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:2 }}",
-		ref: "{{file:<D>/f:1:2 }}", is: ErrMalformed, msg: `malformed reference: end line "2 " is not a decimal number`},
+		ref: "{{file:<D>/f:1:2 }}", is: errMalformed, msg: `malformed reference: end line "2 " is not a decimal number`},
 	{rule: "1: no other digits", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:２}}",
-		ref: "{{file:<D>/f:1:２}}", is: ErrMalformed, msg: `malformed reference: end line "２" is not a decimal number`},
+		ref: "{{file:<D>/f:1:２}}", is: errMalformed, msg: `malformed reference: end line "２" is not a decimal number`},
 	{rule: "1: at most nine digits", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:1234567890}}",
-		ref: "{{file:<D>/f:1:1234567890}}", is: ErrMalformed, msg: `malformed reference: end line "1234567890" has more than 9 digits`},
+		ref: "{{file:<D>/f:1:1234567890}}", is: errMalformed, msg: `malformed reference: end line "1234567890" has more than 9 digits`},
 	{rule: "1: leading zeros count as digits", fx: fixture{files: abcd}, in: "{{file:<D>/f:0000000001:1}}",
-		ref: "{{file:<D>/f:0000000001:1}}", is: ErrMalformed, msg: `malformed reference: start line "0000000001" has more than 9 digits`},
+		ref: "{{file:<D>/f:0000000001:1}}", is: errMalformed, msg: `malformed reference: start line "0000000001" has more than 9 digits`},
 	{rule: "1: a path cannot contain }}", fx: fixture{files: map[string]string{"a}}b": "x\n"}}, in: "{{file:<D>/a}}b:1:1}}",
-		ref: "{{file:<D>/a}}", is: ErrMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
+		ref: "{{file:<D>/a}}", is: errMalformed, msg: "malformed reference: want {{file:PATH:START:END}}"},
 	{rule: "4: a reference within a reference", fx: fixture{files: abcd}, in: "{{file:{{file:<D>/f:1:1}}",
-		ref: "{{file:{{file:<D>/f:1:1}}", is: ErrRelativePath, msg: `path is not absolute: "{{file:<D>/f"`},
+		ref: "{{file:{{file:<D>/f:1:1}}", is: errRelativePath, msg: `path is not absolute: "{{file:<D>/f"`},
 	{rule: "4: a runaway reference is cut at 200 bytes", in: "{{file:" + strings.Repeat("é", 150),
-		ref: ("{{file:" + strings.Repeat("é", 150))[:199] + "...", is: ErrMalformed,
+		ref: ("{{file:" + strings.Repeat("é", 150))[:199] + "...", is: errMalformed,
 		msg: `malformed reference: missing "}}" before the end of the input`},
 	{rule: "4: a runaway reference of invalid UTF-8 is cut at 200 bytes", in: "{{file:" + strings.Repeat("\x9e", 300),
-		ref: ("{{file:" + strings.Repeat("\x9e", 300))[:200] + "...", is: ErrMalformed,
+		ref: ("{{file:" + strings.Repeat("\x9e", 300))[:200] + "...", is: errMalformed,
 		msg: `malformed reference: missing "}}" before the end of the input`},
 
 	// Rule 2: absolute paths only.
-	{rule: "2: relative path", in: "{{file:f:1:2}}", ref: "{{file:f:1:2}}", is: ErrRelativePath, msg: `path is not absolute: "f"`},
-	{rule: "2: dot path", in: "{{file:./f:1:2}}", ref: "{{file:./f:1:2}}", is: ErrRelativePath, msg: `path is not absolute: "./f"`},
-	{rule: "2: tilde is not expanded", in: "{{file:~/f:1:2}}", ref: "{{file:~/f:1:2}}", is: ErrRelativePath, msg: `path is not absolute: "~/f"`},
+	{rule: "2: relative path", in: "{{file:f:1:2}}", ref: "{{file:f:1:2}}", is: errRelativePath, msg: `path is not absolute: "f"`},
+	{rule: "2: dot path", in: "{{file:./f:1:2}}", ref: "{{file:./f:1:2}}", is: errRelativePath, msg: `path is not absolute: "./f"`},
+	{rule: "2: tilde is not expanded", in: "{{file:~/f:1:2}}", ref: "{{file:~/f:1:2}}", is: errRelativePath, msg: `path is not absolute: "~/f"`},
 	{rule: "2: environment variables are not expanded", in: "{{file:$HOME/f:1:2}}", ref: "{{file:$HOME/f:1:2}}",
-		is: ErrRelativePath, msg: `path is not absolute: "$HOME/f"`},
+		is: errRelativePath, msg: `path is not absolute: "$HOME/f"`},
 	{rule: "1: no quotes", fx: fixture{files: abcd}, in: `{{file:"<D>/f":1:2}}`, ref: `{{file:"<D>/f":1:2}}`,
-		is: ErrRelativePath, msg: `path is not absolute: "\"<D>/f\""`},
+		is: errRelativePath, msg: `path is not absolute: "\"<D>/f\""`},
 	{rule: "1: no space before the path", fx: fixture{files: abcd}, in: `{{file: <D>/f:1:2}}`, ref: `{{file: <D>/f:1:2}}`,
-		is: ErrRelativePath, msg: `path is not absolute: " <D>/f"`},
+		is: errRelativePath, msg: `path is not absolute: " <D>/f"`},
 
 	// Rule 4: ranges.
 	{rule: "4: start line 0", fx: fixture{files: abcd}, in: "{{file:<D>/f:0:2}}",
-		ref: "{{file:<D>/f:0:2}}", is: ErrStartLine, msg: "start line must be at least 1, not 0"},
+		ref: "{{file:<D>/f:0:2}}", is: errStartLine, msg: "start line must be at least 1, not 0"},
 	{rule: "4: start and end line 0", fx: fixture{files: abcd}, in: "{{file:<D>/f:0:0}}",
-		ref: "{{file:<D>/f:0:0}}", is: ErrStartLine, msg: "start line must be at least 1, not 0"},
+		ref: "{{file:<D>/f:0:0}}", is: errStartLine, msg: "start line must be at least 1, not 0"},
 	{rule: "4: end before start", fx: fixture{files: abcd}, in: "{{file:<D>/f:3:2}}",
-		ref: "{{file:<D>/f:3:2}}", is: ErrEndBeforeStart, msg: "end line is before start line: 2 < 3"},
+		ref: "{{file:<D>/f:3:2}}", is: errEndBeforeStart, msg: "end line is before start line: 2 < 3"},
 	{rule: "4: a range is checked before the file", in: "{{file:/nonexistent/f:3:2}}",
-		ref: "{{file:/nonexistent/f:3:2}}", is: ErrEndBeforeStart, msg: "end line is before start line: 2 < 3"},
+		ref: "{{file:/nonexistent/f:3:2}}", is: errEndBeforeStart, msg: "end line is before start line: 2 < 3"},
 	{rule: "4: end past the end", fx: fixture{files: abcd}, in: "{{file:<D>/f:3:5}}",
-		ref: "{{file:<D>/f:3:5}}", is: ErrPastEnd, msg: "end line is past the end of the file: line 5, but the file has 4 lines"},
+		ref: "{{file:<D>/f:3:5}}", is: errPastEnd, msg: "end line is past the end of the file: line 5, but the file has 4 lines"},
 	{rule: "4: whole range past the end", fx: fixture{files: abcd}, in: "{{file:<D>/f:5:5}}",
-		ref: "{{file:<D>/f:5:5}}", is: ErrPastEnd, msg: "end line is past the end of the file: line 5, but the file has 4 lines"},
+		ref: "{{file:<D>/f:5:5}}", is: errPastEnd, msg: "end line is past the end of the file: line 5, but the file has 4 lines"},
 	{rule: "4: an empty file has no lines", fx: fixture{files: map[string]string{"e": ""}}, in: "{{file:<D>/e:1:1}}",
-		ref: "{{file:<D>/e:1:1}}", is: ErrPastEnd, msg: "end line is past the end of the file: line 1, but the file is empty"},
+		ref: "{{file:<D>/e:1:1}}", is: errPastEnd, msg: "end line is past the end of the file: line 1, but the file is empty"},
 	{rule: "4: one line", fx: fixture{files: map[string]string{"f": "a"}}, in: "{{file:<D>/f:1:2}}",
-		ref: "{{file:<D>/f:1:2}}", is: ErrPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
+		ref: "{{file:<D>/f:1:2}}", is: errPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
 	{rule: "4: a last line without newline counts", fx: fixture{files: map[string]string{"f": "a\nb"}}, in: "{{file:<D>/f:1:3}}",
-		ref: "{{file:<D>/f:1:3}}", is: ErrPastEnd, msg: "end line is past the end of the file: line 3, but the file has 2 lines"},
+		ref: "{{file:<D>/f:1:3}}", is: errPastEnd, msg: "end line is past the end of the file: line 3, but the file has 2 lines"},
 	{rule: "4: a newline is not a line after it", fx: fixture{files: map[string]string{"f": "a\n"}}, in: "{{file:<D>/f:2:2}}",
-		ref: "{{file:<D>/f:2:2}}", is: ErrPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
+		ref: "{{file:<D>/f:2:2}}", is: errPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
 
 	// Rule 4: files.
 	{rule: "4: missing file", in: "{{file:<D>/nope:1:1}}", ref: "{{file:<D>/nope:1:1}}",
@@ -278,35 +278,35 @@ var expandErrorTests = []struct {
 	{rule: "4: missing directory", in: "{{file:<D>/no/such/f:1:1}}", ref: "{{file:<D>/no/such/f:1:1}}",
 		is: fs.ErrNotExist, msg: "open <D>/no/such/f: no such file or directory"},
 	{rule: "4: a directory", fx: fixture{dirs: []string{"d"}}, in: "{{file:<D>/d:1:1}}", ref: "{{file:<D>/d:1:1}}",
-		is: ErrNotRegular, msg: "open <D>/d: not a regular file (a directory)"},
+		is: errNotRegular, msg: "open <D>/d: not a regular file (a directory)"},
 	{rule: "4: the root directory", in: "{{file:/:1:1}}", ref: "{{file:/:1:1}}",
-		is: ErrNotRegular, msg: "open /: not a regular file (a directory)"},
+		is: errNotRegular, msg: "open /: not a regular file (a directory)"},
 	{rule: "7: a link to a directory", fx: fixture{dirs: []string{"d"}, links: map[string]string{"l": "<D>/d"}},
-		in: "{{file:<D>/l:1:1}}", ref: "{{file:<D>/l:1:1}}", is: ErrNotRegular, msg: "open <D>/l: not a regular file (a directory)"},
+		in: "{{file:<D>/l:1:1}}", ref: "{{file:<D>/l:1:1}}", is: errNotRegular, msg: "open <D>/l: not a regular file (a directory)"},
 	{rule: "7: a dangling link", fx: fixture{links: map[string]string{"l": "<D>/gone"}},
 		in: "{{file:<D>/l:1:1}}", ref: "{{file:<D>/l:1:1}}", is: fs.ErrNotExist, msg: "open <D>/l: no such file or directory"},
 
 	// Rule 4: the first bad reference aborts everything.
 	{rule: "4: a good reference then a bad one", fx: fixture{files: abcd}, in: "{{file:<D>/f:1:1}}\n{{file:<D>/f:9:9}}",
-		ref: "{{file:<D>/f:9:9}}", off: 19, is: ErrPastEnd, msg: "end line is past the end of the file: line 9, but the file has 4 lines"},
+		ref: "{{file:<D>/f:9:9}}", off: 19, is: errPastEnd, msg: "end line is past the end of the file: line 9, but the file has 4 lines"},
 	{rule: "4: the first bad reference is named", fx: fixture{files: abcd}, in: "{{file:<D>/nope:1:1}} {{file:x:1:1}} {{file:",
 		ref: "{{file:<D>/nope:1:1}}", is: fs.ErrNotExist, msg: "open <D>/nope: no such file or directory"},
 	{rule: "4: a malformed reference before a missing file", fx: fixture{files: abcd}, in: "{{file:<D>/f:x:1}} {{file:<D>/nope:1:1}}",
-		ref: "{{file:<D>/f:x:1}}", is: ErrMalformed, msg: `malformed reference: start line "x" is not a decimal number`},
+		ref: "{{file:<D>/f:x:1}}", is: errMalformed, msg: `malformed reference: start line "x" is not a decimal number`},
 	{rule: "4: a missing file before a malformed reference", in: "{{file:<D>/nope:1:1}} {{file:<D>/f:x:1}}",
 		ref: "{{file:<D>/nope:1:1}}", is: fs.ErrNotExist, msg: "open <D>/nope: no such file or directory"},
 	{rule: "4: input order, not the order files are read", fx: fixture{files: map[string]string{"f": "f\n", "g": "g\n"}},
 		in:  "{{file:<D>/f:1:1}}{{file:<D>/g:1:2}}{{file:<D>/f:1:2}}",
-		ref: "{{file:<D>/g:1:2}}", off: 18, is: ErrPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
+		ref: "{{file:<D>/g:1:2}}", off: 18, is: errPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
 	{rule: "4: a later reference to a file read earlier", fx: fixture{files: map[string]string{"f": "f\n", "g": "g\n"}},
 		in:  "{{file:<D>/f:1:1}}{{file:<D>/g:1:1}}{{file:<D>/f:2:2}}",
-		ref: "{{file:<D>/f:2:2}}", off: 36, is: ErrPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
+		ref: "{{file:<D>/f:2:2}}", off: 36, is: errPastEnd, msg: "end line is past the end of the file: line 2, but the file has 1 line"},
 	{rule: "4: a second reference to a missing file is not the one named", in: "{{file:<D>/nope:1:1}}{{file:<D>/nope:1:1}}",
 		ref: "{{file:<D>/nope:1:1}}", is: fs.ErrNotExist, msg: "open <D>/nope: no such file or directory"},
 	{rule: "5: an escape does not hide a later bad reference", in: `\{{file:x:1:1}} {{file:x:1:1}}`,
-		ref: "{{file:x:1:1}}", off: 16, is: ErrRelativePath, msg: `path is not absolute: "x"`},
+		ref: "{{file:x:1:1}}", off: 16, is: errRelativePath, msg: `path is not absolute: "x"`},
 	{rule: "5: a double backslash does not escape twice", in: `\\{{file:x:1:1}} \{{file:x:1:1}} {{file:x`,
-		ref: "{{file:x", off: 33, is: ErrMalformed, msg: `malformed reference: missing "}}" before the end of the input`},
+		ref: "{{file:x", off: 33, is: errMalformed, msg: `malformed reference: missing "}}" before the end of the input`},
 }
 
 // subOffset converts an offset in a table's input to one in the input with
@@ -349,8 +349,8 @@ func TestExpandErrors(t *testing.T) {
 			if cerr := Check([]byte(in)); !sameError(cerr, err) {
 				t.Errorf("Check(%q) = %v, want what Expand returned: %v", in, cerr, err)
 			}
-			if !Contains([]byte(in)) {
-				t.Errorf("Contains(%q) = false, want true when Expand fails", in)
+			if !contains([]byte(in)) {
+				t.Errorf("contains(%q) = false, want true when Expand fails", in)
 			}
 		})
 	}
@@ -381,8 +381,8 @@ func TestContains(t *testing.T) {
 		{"{{file:/a", true},
 	}
 	for _, tt := range tests {
-		if got := Contains([]byte(tt.in)); got != tt.want {
-			t.Errorf("Contains(%q) = %v, want %v", tt.in, got, tt.want)
+		if got := contains([]byte(tt.in)); got != tt.want {
+			t.Errorf("contains(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -549,22 +549,22 @@ func TestTooLarge(t *testing.T) {
 		{rule: "output at the cap", in: "{{file:<D>/f:1:1}}{{file:<D>/f:1:1}}"},
 		{rule: "text and output at the cap", in: "0123456789{{file:<D>/f:1:1}}"},
 		{rule: "one byte of text after the last reference takes it over", in: "{{file:<D>/f:1:1}}{{file:<D>/f:1:1}}x",
-			ref: "{{file:<D>/f:1:1}}", off: 18, is: ErrTooLarge},
+			ref: "{{file:<D>/f:1:1}}", off: 18, is: errTooLarge},
 		{rule: "over by one range", in: "{{file:<D>/f:1:1}}{{file:<D>/f:1:1}}{{file:<D>/f:1:1}}",
-			ref: "{{file:<D>/f:1:1}}", off: 36, is: ErrTooLarge},
+			ref: "{{file:<D>/f:1:1}}", off: 36, is: errTooLarge},
 		{rule: "text before the reference takes it over", in: "0123456789-{{file:<D>/f:1:1}}",
-			ref: "{{file:<D>/f:1:1}}", off: 11, is: ErrTooLarge},
-		{rule: "a single range over the cap", in: "{{file:<D>/big:1:1}}", ref: "{{file:<D>/big:1:1}}", is: ErrTooLarge},
+			ref: "{{file:<D>/f:1:1}}", off: 11, is: errTooLarge},
+		{rule: "a single range over the cap", in: "{{file:<D>/big:1:1}}", ref: "{{file:<D>/big:1:1}}", is: errTooLarge},
 		{rule: "no reference: text over the cap is not expanded", in: strings.Repeat("x", 30) + `\{{file:`, over: true},
 		{rule: "a bad range before the cap is named, though keeping stopped",
 			in:  "{{file:<D>/big:1:2}}{{file:<D>/big:1:1}}{{file:<D>/f:1:1}}",
-			ref: "{{file:<D>/big:1:2}}", is: ErrPastEnd},
+			ref: "{{file:<D>/big:1:2}}", is: errPastEnd},
 		{rule: "a missing file before the cap is named, though keeping stopped",
 			in:  "{{file:<D>/nope:1:1}}{{file:<D>/big:1:1}}",
 			ref: "{{file:<D>/nope:1:1}}", is: fs.ErrNotExist},
 		{rule: "a malformed reference after the cap is not named",
 			in:  "{{file:<D>/big:1:1}}{{file:",
-			ref: "{{file:<D>/big:1:1}}", is: ErrTooLarge},
+			ref: "{{file:<D>/big:1:1}}", is: errTooLarge},
 	}
 	swapLimit(t, 20)
 	for _, tt := range tests {
@@ -589,7 +589,7 @@ func TestTooLarge(t *testing.T) {
 			if ref, off := sub(tt.ref), subOffset(tt.in, tt.off, dir); e.Ref != ref || e.Offset != off {
 				t.Errorf("Expand(%q) failed at %q (offset %d), want %q (offset %d)", in, e.Ref, e.Offset, ref, off)
 			}
-			if errors.Is(err, ErrTooLarge) && e.Err.Error() != "expansion too large: the output would be over 20 bytes" {
+			if errors.Is(err, errTooLarge) && e.Err.Error() != "expansion too large: the output would be over 20 bytes" {
 				t.Errorf("reason = %q", e.Err.Error())
 			}
 		})
@@ -613,8 +613,8 @@ func TestTooLargeAtMaxOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := Expand([]byte("{{file:" + path + ":1:1}}"))
-	if got != nil || !errors.Is(err, ErrTooLarge) {
-		t.Errorf("Expand of %d bytes = %d bytes, %v; want nil, ErrTooLarge", MaxOutput+1, len(got), err)
+	if got != nil || !errors.Is(err, errTooLarge) {
+		t.Errorf("Expand of %d bytes = %d bytes, %v; want nil, errTooLarge", MaxOutput+1, len(got), err)
 	}
 	if MaxOutput != 64<<20 {
 		t.Errorf("MaxOutput = %d, want 64 MiB as documented", MaxOutput)

@@ -30,8 +30,8 @@ func TestNotRegularUnix(t *testing.T) {
 		is         error
 		msg        string
 	}{
-		{"4: a named pipe", fifo, ErrNotRegular, "open " + fifo + ": not a regular file (a named pipe)"},
-		{"4: a device", "/dev/null", ErrNotRegular, "open /dev/null: not a regular file (a device)"},
+		{"4: a named pipe", fifo, errNotRegular, "open " + fifo + ": not a regular file (a named pipe)"},
+		{"4: a device", "/dev/null", errNotRegular, "open /dev/null: not a regular file (a device)"},
 		{"4: a socket", sock, nil, ""}, // ENXIO on Linux, EOPNOTSUPP on macOS
 		{"4: a file used as a directory", "/dev/null/x", syscall.ENOTDIR, "open /dev/null/x: not a directory"},
 	}

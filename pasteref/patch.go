@@ -5,25 +5,9 @@ import (
 	"errors"
 )
 
-// ErrPatchPlacement: in a patch, content lines carry a "+" and the reference
+// errPatchPlacement: in a patch, content lines carry a "+" and the reference
 // must be the whole of one, so that each line it stands for can carry its own.
-var ErrPatchPlacement = errors.New(`in a patch a reference must be a whole added line, "+{{file:/abs/path:START:END}}"`)
-
-// ExpandPatch expands references in a patch in Codex's apply_patch format,
-// where the content of a file is written as lines that start with "+".
-// There a reference must stand alone on an added line,
-// "+{{file:PATH:START:END}}", and becomes one added line per line of its
-// range (a last line without a newline gets one: a patch's lines end with
-// one). "\{{file:" is the literal text, as in Expand. Like Expand it is all
-// or nothing, reads each file once and keeps to the same limits: on any
-// error it returns nil and an *Error.
-func ExpandPatch(patch []byte) ([]byte, error) {
-	d := newDoc(patch, true)
-	if err := run([]*doc{d}, openFile, true); err != nil {
-		return nil, err
-	}
-	return d.out, nil
-}
+var errPatchPlacement = errors.New(`in a patch a reference must be a whole added line, "+{{file:/abs/path:START:END}}"`)
 
 // place checks that each reference of a patch is a whole added line and
 // records that line. A misplaced reference is d's stop: the references
@@ -36,7 +20,7 @@ func (d *doc) place() {
 		}
 		start, end, ok := wholeAddedLine(d.src, t)
 		if !ok {
-			d.stop = d.refError(t, ErrPatchPlacement)
+			d.stop = d.refError(t, errPatchPlacement)
 			d.toks = d.toks[:i]
 			return
 		}

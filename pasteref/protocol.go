@@ -36,7 +36,7 @@ type Protocol struct {
 	// Approves: the agent takes a rewritten call only with an approval
 	// that also answers the question it would have asked the user (Qwen
 	// Code's PermissionRequest). A call with references is then refused
-	// (ErrApproval), so that a reference never decides for the user.
+	// (errApproval), so that a reference never decides for the user.
 	Approves bool
 	// DenyByExit: the agent takes a denial only from the hook's exit
 	// status, 2, with the reason on standard error, and reads nothing of
@@ -105,12 +105,15 @@ type Tool struct {
 	// List and Item name a list member of objects whose string member
 	// Item is written into files (MultiEdit's edits[].new_string).
 	List, Item string
-	// Patch: Fields hold patches (Codex's apply_patch), where a reference
-	// must be a whole added line and becomes one added line per line of
-	// its range (ExpandPatch).
+	// Patch: Fields hold patches in Codex's apply_patch format, where the
+	// content of a file is written as lines that start with "+": there a
+	// reference must stand alone on an added line, "+{{file:PATH:START:END}}"
+	// (errPatchPlacement), and becomes one added line per line of its range
+	// (a last line without a newline gets one: a patch's lines end with
+	// one).
 	Patch bool
 	// Target is the string member naming the file the call writes
-	// ("file_path"), which the hook judges (ErrGuarded); a patch names
+	// ("file_path"), which the hook judges (errGuarded); a patch names
 	// its files in its headers.
 	Target string
 	// Numbered: each field comes numbered too, NAME_1, NAME_2, ... (Auggie's
@@ -163,40 +166,34 @@ func tool(tools []Tool, name string) *Tool {
 // of them, and the limits (MaxRefs, MaxOutput, MaxRead) count them all.
 // MaxOutput counts the text as the answer carries it, escaped for JSON,
 // where a control character takes six bytes. An input over MaxHookInput is
-// denied (ErrHookInput) without being parsed. So the hook answers in about
+// denied (errHookInput) without being parsed. So the hook answers in about
 // a second at worst, whatever the files, far inside the agents' timeouts.
 //
 // The hook runs with all of the user's rights, outside the agent's
-// sandbox, so it reads files more strictly than Expand:
+// sandbox, so it reads files more strictly than ExpandAll:
 //
-//   - only below the call's working directory (cwd) or one of dirs, the
-//     paste roots (ErrOutsideScope). Each of those directories is resolved
-//     once and opened; a reference may spell it as given, resolved, or
-//     through other symbolic links above it. "/" is never one of them, so
-//     a call from cwd "/" expands only files in dirs;
+//   - only below the call's working directory (cwd) or one of the scope's
+//     paste roots (errOutsideScope), with the scope's rules besides (see
+//     Scope): the roots' files only in their sessions, no working
+//     directory that holds the home directory, no hidden directory of the
+//     home directory reached from outside it, the directories the user
+//     allowed, and the agent's own read rules. Each of those directories
+//     is resolved once and opened; a reference may spell it as given,
+//     resolved, or through other symbolic links above it. "/" is never
+//     one of them, so a call from cwd "/" expands only files in the roots;
 //   - below it, each file is opened once, from the directory's descriptor,
-//     following no symbolic link at any step (ErrSymlink, even for a link
+//     following no symbolic link at any step (errSymlink, even for a link
 //     that points inside), so that nothing renamed or linked in between a
 //     check and the open can lead the open elsewhere; ".." may not climb
 //     out. The opened file is then checked and read from that descriptor;
-//   - only a regular file (ErrNotRegular) with a single hard link
-//     (ErrHardLink), in the root as below the working directory;
-//   - only text that is valid UTF-8 (ErrNotText).
+//   - only a regular file (errNotRegular) with a single hard link
+//     (errHardLink), in the root as below the working directory;
+//   - only text that is valid UTF-8 (errNotText).
 //
 // err is returned only for input that is not a call at all (not JSON, a
 // field that is not a string); the caller must then block the call rather
 // than let an unexpanded reference through.
-func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
-	return p.AnswerScope(in, Scope{Roots: dirs})
-}
-
-// AnswerScope is Answer with the scope's rules besides (see Scope): the
-// paste roots' files only in their sessions, no working directory that
-// holds the home directory, no hidden directory of the home directory
-// reached from outside it, directories the user allowed, and the agent's
-// own read rules. A reference they keep out denies the call, with the
-// reason.
-func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
+func (p *Protocol) Answer(in []byte, sc Scope) (out []byte, err error) {
 	if len(in) > MaxHookInput {
 		if p.DenyByExit {
 			return nil, &Denial{inputTooLarge().Report(hookAction)}

@@ -16,7 +16,7 @@ import (
 // readSize is the read buffer: a line longer than that is read in pieces.
 const readSize = 64 << 10
 
-// openFile opens a file for Expand and Check, refusing anything but a
+// openFile opens a file for ExpandAll and CheckAll, refusing anything but a
 // regular file. It is a variable so that tests can count opens and fake
 // failures.
 var openFile opener = openRegular
@@ -48,7 +48,7 @@ func openRegular(path string) (io.ReadCloser, error) {
 // regular refuses a file that is not a regular file.
 func regular(fi fs.FileInfo, path string) error {
 	if !fi.Mode().IsRegular() {
-		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fsutil.Kind(fi.Mode()))}
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", errNotRegular, fsutil.Kind(fi.Mode()))}
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func (f *fileState) check(t *token, patch bool) (int, error) {
 	}
 	reached := f.reached(t)
 	if reached && t.last > f.lines() {
-		return 0, fmt.Errorf("%w: line %d, but %s", ErrPastEnd, t.last, lineCount(f.lines()))
+		return 0, fmt.Errorf("%w: line %d, but %s", errPastEnd, t.last, lineCount(f.lines()))
 	}
 	n := t.size
 	if patch && reached {
@@ -114,11 +114,11 @@ func (x *expansion) readFile(path string, refs []*token, br *bufio.Reader) *file
 	return f
 }
 
-// errReadLimit: the call has read maxRead bytes.
-var errReadLimit = errors.New("read limit reached")
+// errBudget: the call has read maxRead bytes.
+var errBudget = errors.New("read limit reached")
 
 // budgetReader reads from r while the call's read budget lasts, then fails
-// with errReadLimit.
+// with errBudget.
 type budgetReader struct {
 	r io.Reader
 	x *expansion
@@ -127,7 +127,7 @@ type budgetReader struct {
 func (b *budgetReader) Read(p []byte) (int, error) {
 	left := maxRead - b.x.read
 	if left <= 0 {
-		return 0, errReadLimit
+		return 0, errBudget
 	}
 	if len(p) > left {
 		p = p[:left]
@@ -169,7 +169,7 @@ func (x *expansion) scan(f *fileState, br *bufio.Reader, refs []*token) error {
 		case io.EOF:
 			f.eof = true
 			return nil
-		case errReadLimit:
+		case errBudget:
 			x.stopped = stopRead
 			return nil
 		default:

@@ -27,7 +27,7 @@ func TestHookReads(t *testing.T) {
 	view := func(path string) string {
 		in := `{"event":"PreToolUse","cwd":` + string(appendString(nil, []byte(work))) +
 			`,"tool_name":"view","tool_input":{"file_path":` + string(appendString(nil, []byte(path))) + `}}`
-		out, err := CrushHook([]byte(in), []string{root})
+		out, err := readHook([]byte(in), []string{root})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -45,9 +45,9 @@ func TestHookReads(t *testing.T) {
 		}
 	}
 	// Only for the replies that carry a permission decision.
-	p := Protocol{Event: "BeforeTool", Reply: ToolInput, Reads: crushProto.Reads}
+	p := Protocol{Event: "BeforeTool", Reply: ToolInput, Reads: readProto.Reads}
 	in := `{"tool_name":"view","tool_input":{"file_path":` + string(appendString(nil, []byte(filepath.Join(root, "paste-1.txt")))) + `}}`
-	if out, err := p.Answer([]byte(in), []string{root}); out != nil || err != nil {
+	if out, err := answerIn(&p, []byte(in), []string{root}); out != nil || err != nil {
 		t.Errorf("a read with the ToolInput reply: %q, %v; want no answer", out, err)
 	}
 }

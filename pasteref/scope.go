@@ -14,56 +14,56 @@ import (
 	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 
-// ErrOutsideScope: a hook expands only files under the agent's working
+// errOutsideScope: a hook expands only files under the agent's working
 // directory and the directories it is given (pbwrap's paste root). The
 // hook runs with all of the user's rights, outside the agent's sandbox and
 // its read rules; without this an agent could copy any file it may not
 // read (~/.ssh/id_ed25519) into one it may, and read it there.
-var ErrOutsideScope = errors.New("outside the working directory and pbwrap's paste root")
+var errOutsideScope = errors.New("outside the working directory and pbwrap's paste root")
 
-// ErrSymlink: a hook follows no symbolic link below its directories, not
+// errSymlink: a hook follows no symbolic link below its directories, not
 // even one that points inside them: a link can be swapped for another
 // between any check and the open, and one that points inside today can
 // point outside tomorrow. The file's real path, when it is in the scope,
 // works.
-var ErrSymlink = errors.New("the path goes through a symbolic link, which a hook does not follow " +
+var errSymlink = errors.New("the path goes through a symbolic link, which a hook does not follow " +
 	"(refer to the file by its real path)")
 
-// ErrHardLink: a hook expands only files with a single link. A second
+// errHardLink: a hook expands only files with a single link. A second
 // hard link in the working directory or in pbwrap's root (where the agent
 // can write too) to a file elsewhere (ln ~/.ssh/id_ed25519 x) looks like
 // any file there, and nothing can tell which of its names is the
 // original. pbwrap's own paste files have one link.
-var ErrHardLink = errors.New("the file has more than one hard link, so it may be a file from " +
+var errHardLink = errors.New("the file has more than one hard link, so it may be a file from " +
 	"outside the working directory or pbwrap's root: a hook expands only a file with a single link")
 
 // errRootCwd explains why "/" is not taken as a working directory.
 var errRootCwd = errors.New("the working directory is /, which a hook does not take as a scope: it would expose every file")
 
-// ErrHomeCwd: a working directory that is the user's home directory, or
+// errHomeCwd: a working directory that is the user's home directory, or
 // above it, holds the user's keys and settings (~/.ssh, ~/.aws, the
 // agents' own credentials); a hook does not take it as a scope. The user
 // can name it in Scope.Allow (pbwrap's --hook-allow).
-var ErrHomeCwd = errors.New("the working directory is your home directory or above it, which a hook " +
+var errHomeCwd = errors.New("the working directory is your home directory or above it, which a hook " +
 	"does not take as a scope: it holds your keys and settings (start the agent in a project " +
 	"directory, or let hooks read it with pbwrap's --hook-allow)")
 
-// ErrHidden: a file in a hidden directory of the user's home (~/.ssh,
+// errHidden: a file in a hidden directory of the user's home (~/.ssh,
 // ~/.aws, ~/.gnupg, ~/.config) is read only through a scope directory
 // inside that hidden directory: an agent working in ~/.config/nvim may
 // refer to its files, one working in the home directory (allowed) may not
 // refer to ~/.ssh/id_ed25519.
-var ErrHidden = errors.New("the file is in a hidden directory of your home directory (such as ~/.ssh), " +
+var errHidden = errors.New("the file is in a hidden directory of your home directory (such as ~/.ssh), " +
 	"which a hook reads only when the agent works inside it or pbwrap's --hook-allow names it")
 
-// ErrNotSession: below pbwrap's root, a hook reads only the files of a
+// errNotSession: below pbwrap's root, a hook reads only the files of a
 // session directory, those pbwrap saved; anything else in it (or a root
 // set to a directory that holds other files) is not a paste.
-var ErrNotSession = errors.New("in pbwrap's paste root, a hook reads only the files of a session directory")
+var errNotSession = errors.New("in pbwrap's paste root, a hook reads only the files of a session directory")
 
-// ErrDenied: the agent's own settings deny it reading the file; a hook,
+// errDenied: the agent's own settings deny it reading the file; a hook,
 // which reads with all of the user's rights, honours them.
-var ErrDenied = errors.New("the agent's settings deny reading it")
+var errDenied = errors.New("the agent's settings deny reading it")
 
 // A Scope is where a hook reads the files its references name, besides
 // the call's working directory, and what it keeps out of reach there. The
@@ -77,8 +77,8 @@ type Scope struct {
 
 	// Home is the user's home directory ("" for none). A working
 	// directory that is Home or above it is not taken as a scope
-	// (ErrHomeCwd), and a file in a hidden directory of Home is read only
-	// through a scope directory inside that hidden directory (ErrHidden).
+	// (errHomeCwd), and a file in a hidden directory of Home is read only
+	// through a scope directory inside that hidden directory (errHidden).
 	Home string
 
 	// Allow are directories the user lets hooks read besides, as it
@@ -87,7 +87,7 @@ type Scope struct {
 
 	// Deny reports whether the agent's own rules deny it reading path,
 	// given the call's working directory, and the rule that does, which
-	// the model is shown (ErrDenied). Nil denies nothing.
+	// the model is shown (errDenied). Nil denies nothing.
 	Deny func(cwd, path string) (rule string, denied bool)
 }
 
@@ -259,11 +259,11 @@ func (s *scope) openFile(path string) (*os.File, string, error) {
 	if d == nil {
 		switch {
 		case s.slashRefused:
-			return nil, "", fmt.Errorf("%w (%w)", ErrOutsideScope, errRootCwd)
+			return nil, "", fmt.Errorf("%w (%w)", errOutsideScope, errRootCwd)
 		case s.homeRefused:
-			return nil, "", fmt.Errorf("%w (%w)", ErrOutsideScope, ErrHomeCwd)
+			return nil, "", fmt.Errorf("%w (%w)", errOutsideScope, errHomeCwd)
 		}
-		return nil, "", ErrOutsideScope
+		return nil, "", errOutsideScope
 	}
 	if d.err != nil {
 		return nil, "", &fs.PathError{Op: "open", Path: path, Err: d.err}
@@ -290,12 +290,12 @@ func (s *scope) allowed(d *scopeDir, rel, path string) error {
 	if d.kind == rootDir && s.Session != nil {
 		session, rest, ok := strings.Cut(rel, "/")
 		if !ok || rest == "" || !s.Session(session) {
-			return ErrNotSession
+			return errNotSession
 		}
 	}
 	real := filepath.Join(d.real, rel)
 	if s.hidden(d, real) {
-		return ErrHidden
+		return errHidden
 	}
 	if s.Deny == nil {
 		return nil
@@ -312,7 +312,7 @@ func (s *scope) allowed(d *scopeDir, rel, path string) error {
 	for _, cwd := range s.cwds {
 		for _, p := range spellings {
 			if rule, denied := s.Deny(cwd, p); denied {
-				return fmt.Errorf("%w (%s)", ErrDenied, rule)
+				return fmt.Errorf("%w (%s)", errDenied, rule)
 			}
 		}
 	}
@@ -368,7 +368,7 @@ func checkFile(f *os.File, path string) error {
 		return err
 	}
 	if n := links(fi); n > 1 {
-		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (it has %d)", ErrHardLink, n)}
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (it has %d)", errHardLink, n)}
 	}
 	return nil
 }
@@ -377,9 +377,9 @@ func checkFile(f *os.File, path string) error {
 func openError(path string, err error) error {
 	switch {
 	case errors.Is(err, fsutil.ErrOutside):
-		return ErrOutsideScope
+		return errOutsideScope
 	case errors.Is(err, fsutil.ErrSymlink):
-		return &fs.PathError{Op: "open", Path: path, Err: ErrSymlink}
+		return &fs.PathError{Op: "open", Path: path, Err: errSymlink}
 	}
 	return &fs.PathError{Op: "open", Path: path, Err: pathError(err)}
 }

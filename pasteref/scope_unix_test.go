@@ -51,7 +51,7 @@ func TestHookScopeRace(t *testing.T) {
 		leaks, expanded := 0, 0
 		const runs = 400
 		for range runs {
-			out, err := ClaudeHook(in, nil)
+			out, err := writeHook(in, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestHookLinks(t *testing.T) {
 			{secret, "outside the working directory"},
 		}
 		for _, tt := range tests {
-			out, err := ClaudeHook(claudeWrite(work, "{{file:"+tt.path+":1:1}}"), []string{root})
+			out, err := writeHook(claudeWrite(work, "{{file:"+tt.path+":1:1}}"), []string{root})
 			switch {
 			case err != nil:
 				t.Errorf("%s: %v", tt.path, err)
@@ -174,7 +174,7 @@ func TestHookCwdSlash(t *testing.T) {
 			{"//", "/etc/passwd", "the working directory is /"},
 			{"/", filepath.Join(root, "paste-1.txt"), ""},
 		} {
-			out, err := ClaudeHook(claudeWrite(tt.cwd, "{{file:"+tt.path+":1:1}}"), []string{root})
+			out, err := writeHook(claudeWrite(tt.cwd, "{{file:"+tt.path+":1:1}}"), []string{root})
 			if err != nil || tt.why == "" && !bytes.Contains(out, []byte("updatedInput")) || tt.why != "" && !denied(out, tt.why) {
 				t.Errorf("cwd %q, %s: %s, %v; want denied saying %q (expanded if empty)", tt.cwd, tt.path, out, err, tt.why)
 			}
@@ -183,7 +183,7 @@ func TestHookCwdSlash(t *testing.T) {
 		if err := os.Symlink("/", link); err != nil {
 			t.Fatal(err)
 		}
-		out, _ := ClaudeHook(claudeWrite(link, "{{file:"+link+"/etc/passwd:1:1}}"), nil)
+		out, _ := writeHook(claudeWrite(link, "{{file:"+link+"/etc/passwd:1:1}}"), nil)
 		if !denied(out, "the working directory is /") {
 			t.Errorf("cwd a link to /: %s, want it denied", out)
 		}
@@ -203,12 +203,12 @@ func TestHookCwdThroughSymlink(t *testing.T) {
 		}
 		for _, cwd := range []string{link, real, link + "/"} {
 			for _, dir := range []string{link, real} {
-				out, err := ClaudeHook(claudeWrite(cwd, "{{file:"+dir+"/a.txt:1:1}}"), nil)
+				out, err := writeHook(claudeWrite(cwd, "{{file:"+dir+"/a.txt:1:1}}"), nil)
 				if err != nil || !bytes.Contains(out, []byte(`"content":"a\n"`)) {
 					t.Errorf("cwd %s, file in %s: %s, %v; want it expanded", cwd, dir, out, err)
 				}
 				missing := dir + "/missing.txt"
-				out, err = ClaudeHook(claudeWrite(cwd, "{{file:"+missing+":1:1}}"), nil)
+				out, err = writeHook(claudeWrite(cwd, "{{file:"+missing+":1:1}}"), nil)
 				if err != nil || !denied(out, "open "+missing+": no such file or directory") {
 					t.Errorf("cwd %s, missing file in %s: %s, %v; want no such file", cwd, dir, out, err)
 				}
@@ -219,12 +219,12 @@ func TestHookCwdThroughSymlink(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, path := range []string{link + "/l", real + "/l"} {
-			out, _ := ClaudeHook(claudeWrite(real, "{{file:"+path+":1:1}}"), nil)
+			out, _ := writeHook(claudeWrite(real, "{{file:"+path+":1:1}}"), nil)
 			if !denied(out, "symbolic link") {
 				t.Errorf("%s: %s, want it denied for the link", path, out)
 			}
 		}
-		out, _ := ClaudeHook(claudeWrite(filepath.Join(real, "gone"), "{{file:"+real+"/gone/a.txt:1:1}}"), nil)
+		out, _ := writeHook(claudeWrite(filepath.Join(real, "gone"), "{{file:"+real+"/gone/a.txt:1:1}}"), nil)
 		if !denied(out, "no such file or directory") {
 			t.Errorf("a working directory that does not exist: %s, want no such file", out)
 		}

@@ -108,7 +108,7 @@ func TestHookScopeRules(t *testing.T) {
 			{"home named through a link, its ~/.ssh", home, viaLink, key, "hidden directory"},
 		}
 		for _, tt := range tests {
-			out, err := claudeProto.AnswerScope(claudeWrite(tt.cwd, "{{file:"+tt.path+":1:1}}"), tt.sc)
+			out, err := writeProto.Answer(claudeWrite(tt.cwd, "{{file:"+tt.path+":1:1}}"), tt.sc)
 			switch {
 			case err != nil:
 				t.Errorf("%s: %v", tt.name, err)

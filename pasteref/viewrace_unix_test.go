@@ -11,17 +11,12 @@ import (
 	"testing"
 )
 
-// crushProto is Crush's hook as the registry has it: view among the
-// reads, Claude Code's answer.
-var crushView = &Protocol{Event: "PreToolUse", Reply: UpdatedInput,
-	Reads: []Tool{{Name: "view", Fields: []string{"file_path"}}}}
-
 // viewAnswer asks the hook about a view of path and returns the path the
 // allow points Crush at ("" for no allow).
 func viewAnswer(t *testing.T, sc Scope, path string) string {
 	in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "view", "cwd": "/",
 		"tool_input": map[string]any{"file_path": path, "limit": 5}})
-	out, err := crushView.AnswerScope(in, sc)
+	out, err := readProto.Answer(in, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 var setupCommand = &command{
 	name:      "setup",
-	usage:     "setup [--yes | --print | --remove] [--force] " + strings.Join(hookedNames(), "|"),
+	usage:     "setup [--yes | --print | --remove] [--force] AGENT",
 	lenient:   true,
 	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
 	helpFunc:  setupHelp,

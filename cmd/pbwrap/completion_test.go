@@ -295,3 +295,30 @@ func TestUsageFlags(t *testing.T) {
 		}
 	}
 }
+
+// The completion scripts hold none of pbwrap's flags and commands: they
+// load them from the pbwrap they complete, at each completion, as they ask
+// it for a command's arguments and a flag's values, so that a script
+// printed before an upgrade offers what the pbwrap on the line takes now.
+func TestCompletionScriptsLoadTheTables(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		script, ok := completionScript(shell)
+		tables, tok := completionTables(shell)
+		if !ok || !tok || !strings.Contains(script, " completion tables "+shell+" ") {
+			t.Errorf("%s: the script does not load pbwrap completion tables %s", shell, shell)
+		}
+		for _, s := range newSettings() {
+			if strings.Contains(script, "--"+s.flag) {
+				t.Errorf("%s: the script names --%s itself", shell, s.flag)
+			}
+			if !strings.Contains(tables, "--"+s.flag) {
+				t.Errorf("%s: the tables leave out --%s", shell, s.flag)
+			}
+		}
+		for _, c := range commands {
+			if strings.Contains(script, "'"+c.name+"'") || !strings.Contains(tables, "'"+c.name) {
+				t.Errorf("%s: pbwrap %s is in the script, or not in the tables", shell, c.name)
+			}
+		}
+	}
+}

@@ -135,6 +135,16 @@ func writeText(b *strings.Builder, text string) {
 	}
 }
 
+// writeBullet writes text as an item of a list, "- " and then its lines
+// wrapped at helpWidth, indented under the first.
+func writeBullet(b *strings.Builder, text string) {
+	prefix := "- "
+	for _, l := range wrapText(text, helpWidth-4) {
+		b.WriteString(prefix + l + "\n")
+		prefix = "  "
+	}
+}
+
 // andList joins items as a sentence lists them: "a, b and c".
 func andList(items []string) string {
 	if len(items) < 2 {
