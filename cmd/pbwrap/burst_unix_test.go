@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // startUnmarked starts pbwrap in a terminal that says it does not mark
@@ -39,7 +39,7 @@ func startUnmarked(t *testing.T, bp bool) *terminal {
 
 // writeKept writes p to the terminal in chunks of size bytes, spacing
 // apart, and reports whether it kept to the pace of a paste: no chunk
-// later than bracketed.BurstGap after the one before, less a margin. When
+// later than termproto.BurstGap after the one before, less a margin. When
 // it did not (a machine too loaded to keep the pace), the terminal paused,
 // a paste may rightly be split, and the run proves nothing.
 func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept bool) {
@@ -53,12 +53,12 @@ func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept
 			time.Sleep(time.Until(prev.Add(spacing)))
 		}
 		began := time.Now()
-		if !prev.IsZero() && began.Sub(prev) >= bracketed.BurstGap-margin {
+		if !prev.IsZero() && began.Sub(prev) >= termproto.BurstGap-margin {
 			kept = false
 		}
 		term.Type(p[:n], 0)
 		prev = time.Now()
-		if prev.Sub(began) >= bracketed.BurstGap-margin {
+		if prev.Sub(began) >= termproto.BurstGap-margin {
 			kept = false // The write itself stalled (blocked, then not run): the terminal may have paused.
 		}
 		p = p[n:]
@@ -71,7 +71,7 @@ func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept
 // done.
 func (term *terminal) waitSettled(n int) {
 	term.t.Helper()
-	const quiet = 4 * bracketed.BurstGap
+	const quiet = 4 * termproto.BurstGap
 	last, since := -1, time.Now()
 	term.WaitFor("a reference or the paste", func() bool {
 		got := term.File("input")

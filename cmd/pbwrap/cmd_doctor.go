@@ -7,12 +7,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/frontend"
 	"github.com/pbwrap/pbwrap/internal/pastecheck"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var doctorCommand = &command{

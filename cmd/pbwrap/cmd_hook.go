@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/pasteref"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/fileref"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var hookCommand = &command{
@@ -115,8 +115,8 @@ func hookHelp() string {
 	writeText(&b, fmt.Sprintf("It reads each file once per tool call, across all of the call's fields, and within limits "+
 		"that keep its answer far inside the 30 s timeout below: an input over %d MiB, more than %d references, more than "+
 		"%d MiB read from files, or an answer over %d MiB (the text escaped for JSON, where a control character takes 6 "+
-		"bytes) denies the call, with the reason.", pasteref.MaxHookInput>>20, pasteref.MaxRefs, pasteref.MaxRead>>20,
-		pasteref.MaxOutput>>20))
+		"bytes) denies the call, with the reason.", fileref.MaxHookInput>>20, fileref.MaxRefs, fileref.MaxRead>>20,
+		fileref.MaxOutput>>20))
 	b.WriteString(hookHelpSetup)
 	for _, a := range agent.Hooked() {
 		h := a.Hook
@@ -144,7 +144,7 @@ func hookHelp() string {
 
 // hookApprovals says that a reference never decides who approves an edit:
 // for the agents whose protocol takes a rewrite only with an approval
-// (pasteref.Protocol.Approves), every edit with a reference is refused.
+// (fileref.Protocol.Approves), every edit with a reference is refused.
 func hookApprovals() string {
 	var titles []string
 	for _, a := range agent.Hooked() {
@@ -192,12 +192,12 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
 	p := &a.Hook.Protocol
-	in, err := io.ReadAll(io.LimitReader(std.in, pasteref.MaxHookInput+1))
+	in, err := io.ReadAll(io.LimitReader(std.in, fileref.MaxHookInput+1))
 	if err != nil {
 		return hookRefused(std, p, err)
 	}
 	out, err := p.Answer(in, hookScope(cfg, a))
-	var denial *pasteref.Denial
+	var denial *fileref.Denial
 	switch {
 	case errors.As(err, &denial):
 		// An agent that reads a denial from the exit status alone.
@@ -221,8 +221,8 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 // in, each only if it passes the store's
 // root checks and only in its sessions; the directories the user allowed;
 // with the user's home directory and the agent's own read rules kept out.
-func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
-	sc := pasteref.Scope{Session: store.IsSessionID, Allow: cfg.hookAllow}
+func hookScope(cfg *config, a *agent.Agent) fileref.Scope {
+	sc := fileref.Scope{Session: store.IsSessionID, Allow: cfg.hookAllow}
 	if home, err := os.UserHomeDir(); err == nil {
 		sc.Home = home
 	}
@@ -247,8 +247,8 @@ func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
 // which the agents show to the model (and pbwrap's Pi extension gives Pi
 // as the reason), and for an agent that runs a call whose hook failed,
-// the answer that stops it (pasteref.Protocol.Refusal).
-func hookRefused(std *streams, p *pasteref.Protocol, err error) error {
+// the answer that stops it (fileref.Protocol.Refusal).
+func hookRefused(std *streams, p *fileref.Protocol, err error) error {
 	reason := fmt.Sprintf("pbwrap hook: %v", err)
 	fmt.Fprintln(std.err, reason)
 	_, _ = std.out.Write(p.Refusal(reason)) // Best effort: the exit status says it too.

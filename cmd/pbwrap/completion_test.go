@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // A completionCase is a command line, completed with the cursor at its

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/store"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // source says where a setting's value came from, for pbwrap doctor.
@@ -97,7 +97,7 @@ func newSettings() []*setting {
 		{flag: "repeat-window", env: "PBWRAP_REPEAT_WINDOW", arg: "DURATION", value: shortDuration(capture.RepeatWindow),
 			help:  "the same text pasted again within this long goes in as text: the way to send a large paste inline on purpose (0: never)",
 			apply: durationOrZero(func(c *config) *time.Duration { return &c.repeatWindow })},
-		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(bracketed.PasteSilence),
+		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(termproto.PasteSilence),
 			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
 		{flag: "burst", env: "PBWRAP_BURST", arg: "MODE", value: capture.BurstAuto.String(),

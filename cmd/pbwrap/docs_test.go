@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/pasteref"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/fileref"
 )
 
 // The lists of agents in README.md and doc/*.md are made from the
@@ -181,7 +181,7 @@ func agentSection(a *agent.Agent) string {
 
 // toolList lists tools and the fields the hook reads of each, as code:
 // `Write` (`content`).
-func toolList(tools []pasteref.Tool) string {
+func toolList(tools []fileref.Tool) string {
 	var out []string
 	for _, t := range tools {
 		name, fields, _ := strings.Cut(t.String(), " (")

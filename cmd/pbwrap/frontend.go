@@ -3,9 +3,9 @@ package main
 import (
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/frontend"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // processAncestors returns the command names of pbwrap's ancestors,
@@ -26,7 +26,7 @@ func frontEndLine(fe frontend.FrontEnd) string {
 	return name + ": " + fe.Why
 }
 
-// doctorAnswer is what pbwrap doctor's question (bracketed.PasteQuestion,
+// doctorAnswer is what pbwrap doctor's question (termproto.PasteQuestion,
 // asked with bracketed paste left as it is) says of whether the terminal
 // marks pastes, as capture.Looks takes it: a terminal that knows mode 2004
 // (1, 2, 3: pbwrap turns it on) marks them; 0 or 4 says it does not; no
@@ -60,5 +60,5 @@ func gapOf(fe frontend.FrontEnd) (gap time.Duration) {
 	if fe.Gap > 0 {
 		return fe.Gap
 	}
-	return bracketed.BurstGap
+	return termproto.BurstGap
 }

@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // needTool skips the test when the program name is not installed, or
@@ -165,7 +165,7 @@ func (term *terminal) waitQuiet() {
 		if n := len(term.File("input")); n != last {
 			last, since = n, time.Now()
 		}
-		return time.Since(since) > 4*bracketed.BurstGap
+		return time.Since(since) > 4*termproto.BurstGap
 	})
 }
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // pbwrap --help and pbwrap help are made from the tables they describe:

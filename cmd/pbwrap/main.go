@@ -49,7 +49,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pbwrap/pbwrap/ptyproxy"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 )
 
 func main() {

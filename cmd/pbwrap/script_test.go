@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

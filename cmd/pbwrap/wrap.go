@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/frontend"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 	"github.com/pbwrap/pbwrap/internal/shellword"
-	"github.com/pbwrap/pbwrap/ptyproxy"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 	"golang.org/x/term"
 )
 

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // A Process is one of pbwrap's ancestors.
@@ -66,7 +66,7 @@ type FrontEnd struct {
 	// terminal", "$TMUX is set", "TERM=linux".
 	Why string
 	// Gap is how long a paste stays open without input, where the front
-	// end pauses within its pastes for longer than bracketed.BurstGap; 0
+	// end pauses within its pastes for longer than termproto.BurstGap; 0
 	// otherwise.
 	Gap time.Duration
 	// Drops says that the front end drops bytes of large pastes by

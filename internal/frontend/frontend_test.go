@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // The terminals of the table: pbwrap's own, and others.

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // The paste check's timing.
@@ -24,7 +24,7 @@ const (
 
 	// pasteQuiet ends the paste once input has come and the terminal has
 	// sent nothing for this long (a bracketed paste ends at its end
-	// marker): ten times bracketed.BurstGap, so that doctor sees, and
+	// marker): ten times termproto.BurstGap, so that doctor sees, and
 	// reports, the pauses that split a paste into bursts.
 	pasteQuiet = time.Second
 )
@@ -57,7 +57,7 @@ type pasteRead struct {
 // comes unmarked, as capture.Looks decides it from --burst (Mode), the
 // front end and the terminal's answer: whether it looks for large
 // unmarked pastes (Look), why, and how long such a paste stays open
-// without input (Gap; zero for bracketed.BurstGap).
+// without input (Gap; zero for termproto.BurstGap).
 type Policy struct {
 	Mode capture.BurstMode
 	Look bool
@@ -70,7 +70,7 @@ func (p Policy) gap() time.Duration {
 	if p.Gap > 0 {
 		return p.Gap
 	}
-	return bracketed.BurstGap
+	return termproto.BurstGap
 }
 
 // A Sample is what the check saw of the paste. It keeps no text.
@@ -86,14 +86,14 @@ type Sample struct {
 	typed     int64   // the bytes pbwrap would pass as typed, outside bracketed pastes
 }
 
-// A pasteProbe runs what the terminal sends through bracketed.Parser and,
-// where the wrapper would look for unmarked pastes, bracketed.Burst, as
+// A pasteProbe runs what the terminal sends through termproto.Parser and,
+// where the wrapper would look for unmarked pastes, termproto.Burst, as
 // capture.Input does, with the times of the reads, and counts what they
 // make of it.
 type pasteProbe struct {
 	s        Sample
-	parser   *bracketed.Parser
-	burst    *bracketed.Burst
+	parser   *termproto.Parser
+	burst    *termproto.Burst
 	first    time.Time
 	now      time.Time // of the read being looked at
 	deadline time.Time
@@ -103,12 +103,12 @@ type pasteProbe struct {
 
 func newPasteProbe(policy Policy) *pasteProbe {
 	p := &pasteProbe{s: Sample{policy: policy}}
-	p.parser = bracketed.NewParser(probeParser{p})
+	p.parser = termproto.NewParser(probeParser{p})
 	if policy.Look {
 		// Small thresholds: the check asks for a few lines, and says whether
 		// they came as a paste comes, so that pbwrap would save them were
 		// they large.
-		p.burst = bracketed.NewBurst(probeBursts{p}, probeMinBytes, probeMinLines)
+		p.burst = termproto.NewBurst(probeBursts{p}, probeMinBytes, probeMinLines)
 		p.burst.SetGap(policy.gap())
 	}
 	return p

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/sys/unix"
 )
 
@@ -82,10 +82,10 @@ func TestPasteCheck(t *testing.T) {
 				// The check's own reads may pause longer than the writes
 				// did, on a loaded machine: one burst exactly when they
 				// did not.
-				if longestPause(s.reads) < bracketed.BurstGap && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
+				if longestPause(s.reads) < termproto.BurstGap && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
 					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
 				}
-				if longestPause(s.reads) >= bracketed.BurstGap && len(s.bursts) < 2 {
+				if longestPause(s.reads) >= termproto.BurstGap && len(s.bursts) < 2 {
 					t.Errorf("sample %+v, want it split where the reads paused %v", summary(s), longestPause(s.reads))
 				}
 			},
@@ -159,7 +159,7 @@ func TestPasteCheck(t *testing.T) {
 			s := waitPasteCheck(t, done)
 			tc.check(t, s)
 			problem := tc.problem
-			if tc.paused != "" && longestPause(s.reads) >= bracketed.BurstGap {
+			if tc.paused != "" && longestPause(s.reads) >= termproto.BurstGap {
 				// The writes, or the check's reads, paused longer than a
 				// burst waits (a loaded machine): the split is reported.
 				problem = tc.paused
@@ -196,7 +196,7 @@ func TestDescribePaste(t *testing.T) {
 		{"one burst after typing", Sample{reads: reads, bytes: 9180, policy: Policy{Mode: capture.BurstOn, Look: true, Why: "--burst on"}, bursts: []int64{9178}, typed: 2},
 			[]string{"bursts (--burst on: --burst on): caught, as one paste of 9178 bytes: one that comes so is saved when it is large (2 bytes before it came as typed)"}, ""},
 		{"split", Sample{reads: reads, bytes: 9180, policy: looking, bursts: []int64{4095, 5085}},
-			[]string{"split into 2 pastes: the terminal paused longer than pbwrap waits within a paste (" + bracketed.BurstGap.String() + ")"}, "may split a large paste"},
+			[]string{"split into 2 pastes: the terminal paused longer than pbwrap waits within a paste (" + termproto.BurstGap.String() + ")"}, "may split a large paste"},
 		{"not looked for", Sample{reads: reads, bytes: 9180, policy: Policy{Mode: capture.BurstAuto, Why: "the front end marks pastes"}, typed: 9180},
 			[]string{"not looked for (--burst auto: the front end marks pastes): pbwrap passes this paste on as typed"}, "takes unmarked input for typing"},
 		{"typing", Sample{reads: reads, bytes: 9180, policy: looking, typed: 9180},

@@ -32,7 +32,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"golang.org/x/sys/unix"
 )
 

@@ -101,7 +101,7 @@ func main() {
 }
 
 // A variant is one way of running the child, and what its terminal
-// answers when asked whether it marks pastes (bracketed.Question): as
+// answers when asked whether it marks pastes (termproto.Question): as
 // xterm does, unless the variant plays a terminal that does not.
 type variant struct {
 	name   string
@@ -109,7 +109,7 @@ type variant struct {
 	answer string
 }
 
-// Answers to bracketed.Question: xterm's (it marks pastes), and that of a
+// Answers to termproto.Question: xterm's (it marks pastes), and that of a
 // terminal that does not know mode 2004.
 const (
 	xtermAnswer   = "\x1b[?2004;1$y\x1b[?12;2$y\x1b[?64;1;2;6;9;15;18;21;22c"
