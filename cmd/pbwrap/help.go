@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // pbwrap --help and pbwrap help are made from the tables they describe:
@@ -135,6 +135,16 @@ func writeText(b *strings.Builder, text string) {
 	}
 }
 
+// writeBullet writes text as an item of a list, "- " and then its lines
+// wrapped at helpWidth, indented under the first.
+func writeBullet(b *strings.Builder, text string) {
+	prefix := "- "
+	for _, l := range wrapText(text, helpWidth-4) {
+		b.WriteString(prefix + l + "\n")
+		prefix = "  "
+	}
+}
+
 // andList joins items as a sentence lists them: "a, b and c".
 func andList(items []string) string {
 	if len(items) < 2 {
@@ -256,6 +266,7 @@ var helpTopics = []helpTopic{
 			"pbwrap help agents AGENT adds {{file:...}} references, which need the hook pbwrap setup AGENT installs\n",
 		words: agentHelpWords,
 	},
+	{name: "config", summary: "print what the config file may hold, and what pbwrap does with a line it cannot use", text: configHelp},
 }
 
 // agentHelpWords are what pbwrap help agents takes: the agents, and the

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
+	"github.com/pbwrap/pbwrap/internal/kittyclip"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"github.com/pbwrap/pbwrap/internal/vtoracle"
-	"github.com/pbwrap/pbwrap/kittyclip"
 	"golang.org/x/image/tiff"
 )
 
