@@ -197,19 +197,21 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	sys := frontend.Local()
 	front := frontend.Detect(sys)
 	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, frontend.Names(sys.Ancestors))
+	var in *capture.Input
 	out := capture.NewOutput(capture.OutputConfig{
 		AllowClipboardRead: cfg.allowClipboardRead,
-		OwnClipMode:        image != capture.ImageOff,
 		EightBit:           capture.LocaleEightBit(os.Getenv),
-		Logf:               logs.logf,
-		Debugf:             logs.debugf,
+		// kitty's RIS and DECSTR turn paste events off too.
+		ClipMode: func() bool { return in != nil && in.ImageOn() },
+		Logf:     logs.logf,
+		Debugf:   logs.debugf,
 	})
 	logs.debugf("image paste: %s: %s", image, why)
 	logs.debugf("front end: %s", frontEndLine(front))
 	if front.Drops {
 		logs.debugf("front end: %s", frontend.DropsNote)
 	}
-	in := capture.NewInput(capture.Config{
+	in = capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
 		RefFormat: cfg.refFormat,
@@ -222,11 +224,15 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		RepeatWindow: repeat,
 		Image:        image,
 		Between:      out.Between,
-		Open:         s.Open,
-		Mode:         out.Mode,
-		CursorBlink:  out.SetCursorBlink,
-		Logf:         logs.logf,
-		Debugf:       logs.debugf,
+		Settle:       out.Settle,
+		// The replies to the child's own reads, which the output lets
+		// through with --allow-clipboard-read.
+		PassClipboardReplies: cfg.allowClipboardRead,
+		Open:                 s.Open,
+		Mode:                 out.Mode,
+		CursorBlink:          out.SetCursorBlink,
+		Logf:                 logs.logf,
+		Debugf:               logs.debugf,
 	})
 	return ptyproxy.Config{
 		Path:             path,

@@ -145,9 +145,18 @@ type Config struct {
 	Image ImageMode
 
 	// Between, if set, is what Input's own sequences for the terminal
-	// pass through so that they are written between two of the child's
-	// sequences (Output.Between).
+	// pass through so that the terminal reads them as sequences of their
+	// own (Output.Between); Settle has the output write what Between
+	// kept, when the child has left what it began unfinished for good
+	// (Output.Settle).
 	Between func(p []byte) []byte
+	Settle  func(now time.Time, force bool) (p []byte, holding bool)
+
+	// PassClipboardReplies passes on to the child the terminal's OSC
+	// 5522 replies to reads the child made (--allow-clipboard-read lets
+	// them through); the replies to pbwrap's own reads and the paste
+	// events, with their one-time passwords, never pass.
+	PassClipboardReplies bool
 
 	// Logf logs fallbacks, errors and each paste saved (its size and
 	// path); Debugf adds the handling of every paste and the decisions on
@@ -194,7 +203,7 @@ type Input struct {
 	recent map[string]time.Time // sha256 of each saved text → when it was saved
 	scrap  []byte               // reused for normalized text
 
-	clip *clip // nil with ImageOff: the terminal's input is not scanned for OSC 5522
+	clip *clip // kitty's clipboard replies and paste events (see ImageMode)
 
 	gone    bool       // the child has ended
 	mu      sync.Mutex // guards orphans
@@ -226,9 +235,7 @@ func NewInput(cfg Config) *Input {
 	}
 	in := &Input{cfg: cfg, recent: make(map[string]time.Time), clock: time.Now}
 	in.parser = termproto.NewParser(in)
-	if cfg.Image != ImageOff {
-		in.clip = newClip(in)
-	}
+	in.clip = newClip(in)
 	if cfg.Silence > 0 {
 		in.parser.SetSilence(cfg.Silence)
 	}
@@ -356,8 +363,8 @@ func (in *Input) waiting() bool {
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
-	if in.clip != nil && in.clip.scanning() {
-		in.clip.write(p, now) // What is no packet comes back to keys.
+	if in.clip.scanning() {
+		in.clip.write(p, now) // What is no reply comes back to keys.
 	} else {
 		in.keys(p, now)
 	}
@@ -381,9 +388,7 @@ func (in *Input) keys(p []byte, now time.Time) {
 				in.cfg.CursorBlink(b)
 			}
 		}
-		if in.clip != nil {
-			in.clip.heard(now)
-		}
+		in.clip.heard(now)
 	}
 	in.readAt = now
 	in.parser.Write(p, now)
@@ -395,24 +400,26 @@ func (in *Input) keys(p []byte, now time.Time) {
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
 	in.arm()
-	if in.clip != nil {
-		in.clip.flush(now)
-	}
+	in.clip.flush(now)
 	if !in.askedAt.IsZero() {
 		at := in.replies.HeldSince()
 		in.pass, _ = in.replies.Flush(in.pass[:0], now)
 		in.readAt = at
 		in.parser.Write(in.pass, at)
 		in.heard(now)
-		if in.clip != nil {
-			in.clip.heard(now)
-		}
+		in.clip.heard(now)
 	}
 	// What the parser releases was read when its hold began.
 	if in.readAt = in.parser.HeldSince(); in.readAt.IsZero() {
 		in.readAt = now
 	}
-	in.parser.Flush(now)
+	if in.parser.InPaste() {
+		if in.parser.Flush(now); !in.parser.InPaste() {
+			in.clip.scanner.EndPaste() // Ended at the silence: what follows is looked into.
+		}
+	} else {
+		in.parser.Flush(now)
+	}
 	if in.burst != nil {
 		in.burst.Flush(now)
 	}
@@ -423,9 +430,7 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 // burst ends.
 func (in *Input) Close(w io.Writer) error {
 	in.begin(w, time.Now())
-	if in.clip != nil {
-		in.clip.close()
-	}
+	in.clip.close()
 	in.parser.Close()
 	if in.burst != nil {
 		in.burst.End()
@@ -437,10 +442,7 @@ func (in *Input) Close(w io.Writer) error {
 // burst detector's, the answers' hold and, while the terminal has not
 // said, AnswerWait after the question; zero for none.
 func (in *Input) deadline() time.Time {
-	d := in.parser.Deadline()
-	if in.clip != nil {
-		d = earliest(d, in.clip.deadline())
-	}
+	d := earliest(in.parser.Deadline(), in.clip.deadline())
 	if in.burst != nil {
 		d = earliest(d, in.burst.Deadline())
 	}
@@ -481,8 +483,7 @@ func (in *Input) CommandEnded() {
 // to Ask may still come.
 func (in *Input) Pending() bool {
 	in.arm()
-	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting() ||
-		in.clip != nil && in.clip.busy()
+	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting() || in.clip.busy()
 }
 
 // Orphans returns the pastes that were still arriving when the child

@@ -1,12 +1,13 @@
 package capture
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/imagepaste"
@@ -21,7 +22,10 @@ import (
 type ImageMode uint8
 
 const (
-	// ImageOff never turns paste events on: the zero value.
+	// ImageOff never turns paste events on: the zero value. The
+	// terminal's OSC 5522 replies are still taken out of the input, and a
+	// paste event (the mode left on by another program) turns the mode
+	// off, so that the user's next paste is the terminal's own.
 	ImageOff ImageMode = iota
 	// ImageAuto turns them on if the terminal says it has them: Ask asks
 	// (termproto.ClipQuestion, fenced by DA1), and an answer of 1 or 2
@@ -51,35 +55,62 @@ func ParseImageMode(s string) (ImageMode, error) {
 	return ImageOff, fmt.Errorf("image paste mode %q: want auto, on or off", s)
 }
 
+// Timing of image paste's own checks.
+const (
+	// imagePoll is how often Input looks whether an image checked off
+	// the input path is ready.
+	imagePoll = 5 * time.Millisecond
+	// heldMemory bounds the input held in memory while a paste event is
+	// under way; more goes to a temp file in the session.
+	heldMemory = 256 << 10
+)
+
 // clip is Input's part in image paste: the scanner that takes the
 // terminal's OSC 5522 packets out of the input, the policy that answers
-// them, and the image being saved.
+// them, the image being received, and the images being checked.
 type clip struct {
 	in      *Input
 	scanner *kittyclip.Scanner
 	paster  *imagepaste.Paster
 	decided bool // ImageAuto: the terminal's answer has been heard
-	// unused: ImageAuto decided against paste events, so no packet can
-	// come; once the scanner holds nothing, input goes straight to keys.
+	// unused: ImageAuto heard the terminal say it does not have paste
+	// events (DECRQM 0 or 4), so no packet can come; once the scanner
+	// holds nothing, input goes straight to keys. Not on silence: a
+	// terminal that did not answer may have the mode left on by another
+	// program, and its events must still be taken from the agent.
 	unused bool
 
-	held []byte // input that came while a paste event was under way
+	held heldInput // input that came while a paste event was under way
 	// passAt, while the scanner's Flush runs, is when the prefix it may
 	// pass on was read (see flush); the zero time otherwise.
 	passAt time.Time
 	tell   func(func() []byte)
+	// owedAt: since then the output holds one of pbwrap's sequences (see
+	// settle), zero when it holds none; lookAt: when settle looks again.
+	owedAt, lookAt time.Time
+
+	// The image being received.
 	img    *store.Temp
 	format imagepaste.Format
 	hash   hash.Hash
 	size   int64
+	png    *pngStream // its check, for a PNG, as it comes
+
+	// The images received, in the order they were pasted, being checked
+	// or ready to be typed.
+	jobs []*imageJob
+	sem  chan struct{} // one image checked at a time: the memory bound is one image's
 }
 
 func newClip(in *Input) *clip {
-	c := &clip{in: in}
+	c := &clip{in: in, sem: make(chan struct{}, 1)}
 	c.scanner = kittyclip.NewScanner(clipScan{c})
 	c.paster = imagepaste.New(c, imagepaste.Config{Debugf: in.cfg.Debugf})
-	if in.cfg.Image == ImageOn {
+	switch in.cfg.Image {
+	case ImageOn:
 		c.paster.Enable() // TerminalSetup writes the mode (see ImageSetup).
+		c.decided = true
+	case ImageOff:
 		c.decided = true
 	}
 	return c
@@ -87,49 +118,49 @@ func newClip(in *Input) *clip {
 
 // SetTell implements ptyproxy.Teller: tell writes pbwrap's own requests
 // to the terminal.
-func (in *Input) SetTell(tell func(f func() []byte)) {
-	if in.clip != nil {
-		in.clip.tell = tell
-	}
-}
+func (in *Input) SetTell(tell func(f func() []byte)) { in.clip.tell = tell }
 
 // ImageSetup returns what turns paste events on at the terminal when
 // Input has them on, for what takes the terminal over (at start, on fg);
 // ImageReset what turns them off, for what gives it back (every way out,
-// Ctrl-Z). Both are safe for concurrent use.
+// Ctrl-Z): whenever Input has turned them on in this session, even after
+// a failure turned them off (the reset written then may not have reached
+// the terminal). Both are safe for concurrent use.
 func (in *Input) ImageSetup() []byte {
-	if in.clip != nil && in.clip.paster.On() {
+	if in.clip.paster.On() {
 		return []byte(kittyclip.ModeOn)
 	}
 	return nil
 }
 
+// ImageOn reports whether Input has paste events on at the terminal.
+// Safe for concurrent use: the output filter asks it (see
+// OutputConfig.ClipMode).
+func (in *Input) ImageOn() bool { return in.clip.paster.On() }
+
 // ImageReset: see ImageSetup.
 func (in *Input) ImageReset() []byte {
-	if in.clip != nil && in.clip.paster.On() {
+	if in.clip.paster.Ever() {
 		return []byte(kittyclip.ModeOff)
 	}
 	return nil
 }
 
 // ImageOff says why image paste is off after a failure, or "".
-func (in *Input) ImageOff() string {
-	if in.clip == nil {
-		return ""
-	}
-	return in.clip.paster.Reason()
-}
+func (in *Input) ImageOff() string { return in.clip.paster.Reason() }
 
 // write scans input from the terminal: packets to the policy, the rest
 // on to the paste parser, held while a paste event is under way.
-func (c *clip) write(p []byte, now time.Time) { c.scanner.Write(p, now) }
-
-// scanning reports whether input must go through the scanner: unless
-// paste events are unused and the scanner holds nothing.
-func (c *clip) scanning() bool { return !c.unused || c.busy() }
+func (c *clip) write(p []byte, now time.Time) {
+	c.ready()
+	c.paster.Heard(now)
+	c.scanner.Write(p, now)
+	c.settle(now)
+}
 
 // flush lets time pass for the scanner and the policy.
 func (c *clip) flush(now time.Time) {
+	c.ready()
 	// A prefix the scanner passes on now (a lone Esc) was read at
 	// HeldSince: the keys after it wait from then, not twice EscHold.
 	c.passAt = c.scanner.HeldSince()
@@ -137,27 +168,58 @@ func (c *clip) flush(now time.Time) {
 	c.passAt = time.Time{}
 	c.paster.Flush(now)
 	c.release()
+	c.settle(now)
 }
 
-// deadline is the earliest of the scanner's and the policy's.
+// deadline is the earliest of the scanner's, the policy's, the settling
+// of what the output holds, and the next look at the images checked off
+// the input path.
 func (c *clip) deadline() time.Time {
-	return earliest(c.scanner.Deadline(), c.paster.Deadline())
+	d := earliest(c.scanner.Deadline(), c.paster.Deadline())
+	if !c.owedAt.IsZero() {
+		d = earliest(d, c.lookAt)
+	}
+	if len(c.jobs) > 0 {
+		d = earliest(d, c.in.now.Add(imagePoll))
+	}
+	return d
 }
+
+// scanning reports whether input must go through the scanner: unless
+// paste events are unused and the scanner holds nothing.
+func (c *clip) scanning() bool { return !c.unused || c.busy() }
 
 // busy reports whether input is held: a packet or a paste event is under
 // way, or a prefix of one.
-func (c *clip) busy() bool { return !c.scanner.Idle() || c.paster.Busy() || len(c.held) > 0 }
+
+func (c *clip) busy() bool { return !c.scanner.Idle() || c.paster.Busy() || !c.held.empty() }
 
 // release passes on the input held during a paste event, once it is over;
 // while it is not, the scanner expects the terminal's replies.
 func (c *clip) release() {
 	c.scanner.Expect(c.paster.Busy())
-	if c.paster.Busy() || len(c.held) == 0 {
+	if c.paster.Busy() || c.held.empty() {
 		return
 	}
-	held := c.held
-	c.held = nil
-	c.in.keys(held, c.in.now)
+	if err := c.held.release(func(p []byte) { c.in.keys(p, c.in.now) }); err != nil {
+		c.in.cfg.Logf("image paste: replaying the input held during a paste event: %v", err)
+	}
+}
+
+// hold keeps input that comes while a paste event is under way, in
+// memory up to heldMemory, then in a temp file in the session. If that
+// cannot be made, what is held passes on now, and so does p: nothing is
+// lost, though it may come before the paste.
+func (c *clip) hold(p []byte) {
+	if err := c.held.add(p, c.in.session); err != nil {
+		c.in.cfg.Logf("image paste: cannot hold the input typed during a paste event (%v); passing it on", err)
+		held := c.held
+		c.held = heldInput{}
+		if err := held.release(func(q []byte) { c.in.keys(q, c.in.now) }); err != nil {
+			c.in.cfg.Logf("image paste: replaying the input held during a paste event: %v", err)
+		}
+		c.in.keys(p, c.in.now)
+	}
 }
 
 // heard turns paste events on with ImageAuto once the terminal has said
@@ -165,7 +227,7 @@ func (c *clip) release() {
 // it has answered DA1 without that, or not at all within AnswerWait.
 func (c *clip) heard(now time.Time) {
 	in := c.in
-	if c.decided || in.cfg.Image != ImageAuto || in.askedAt.IsZero() {
+	if c.decided || in.askedAt.IsZero() {
 		return
 	}
 	switch a := in.replies.Clip(); {
@@ -174,7 +236,8 @@ func (c *clip) heard(now time.Time) {
 		in.cfg.Debugf("image paste: the terminal has paste events (DECRQM 5522 %c): on", a)
 		c.terminal(c.paster.Enable())
 	case a != termproto.ModeUnanswered || in.replies.Done() || !now.Before(in.askedAt.Add(AnswerWait)):
-		c.decided, c.unused = true, true
+		c.decided = true
+		c.unused = a == termproto.ModeNotRecognized || a == termproto.ModePermanentOff
 		in.cfg.Debugf("image paste: the terminal has no paste events (DECRQM 5522 %s): off", answerName(a))
 	}
 }
@@ -186,8 +249,9 @@ func answerName(a byte) string {
 	return string(a)
 }
 
-// terminal writes p to the terminal, between two of the child's
-// sequences (Config.Between).
+// terminal writes p to the terminal, where the terminal reads it as
+// sequences of its own (Config.Between); when the output cannot take it
+// yet, it is owed, and settled (see settle).
 func (c *clip) terminal(p []byte) {
 	if len(p) == 0 {
 		return
@@ -201,7 +265,34 @@ func (c *clip) terminal(p []byte) {
 		if between == nil {
 			return p
 		}
-		return between(p)
+		b := between(p)
+		if b == nil && c.owedAt.IsZero() {
+			c.owedAt, c.lookAt = c.in.now, c.in.now.Add(SettleQuiet)
+		}
+		return b
+	})
+}
+
+// settle has the output write what it holds of pbwrap's sequences, once
+// the child has had its time to finish what it left unfinished: the
+// output's pause of SettleQuiet, or SettleMax (see Config.Settle).
+func (c *clip) settle(now time.Time) {
+	if c.owedAt.IsZero() || now.Before(c.lookAt) {
+		return
+	}
+	if c.tell == nil || c.in.cfg.Settle == nil {
+		c.owedAt = time.Time{}
+		return
+	}
+	force := !now.Before(c.owedAt.Add(SettleMax))
+	c.tell(func() []byte {
+		b, holding := c.in.cfg.Settle(now, force)
+		if holding && !force {
+			c.lookAt = now.Add(SettleQuiet / 2)
+		} else {
+			c.owedAt = time.Time{}
+		}
+		return b
 	})
 }
 
@@ -210,7 +301,7 @@ type clipScan struct{ c *clip }
 
 func (s clipScan) Pass(p []byte) {
 	if s.c.paster.Busy() {
-		s.c.held = append(s.c.held, p...)
+		s.c.hold(p)
 		return
 	}
 	s.c.release()
@@ -221,18 +312,29 @@ func (s clipScan) Pass(p []byte) {
 	s.c.in.keys(p, at)
 }
 
-func (s clipScan) Packet(meta, payload []byte) {
+func (s clipScan) Packet(meta, payload []byte) bool {
 	pk, err := kittyclip.Parse(meta, payload)
 	if err != nil {
-		s.c.in.cfg.Debugf("image paste: dropped a packet: %d bytes of metadata that do not parse", len(meta))
-		return
+		s.c.in.cfg.Debugf("image paste: a reply from the terminal does not parse (%d bytes of metadata)", len(meta))
+		return false
+	}
+	if s.c.in.cfg.PassClipboardReplies && pk.PW == "" && !strings.HasPrefix(pk.ID, "pbwrap-") {
+		// The answer to a read the child made, which the output let
+		// through (--allow-clipboard-read).
+		p := append([]byte("\x1b]5522;"), meta...)
+		if len(payload) > 0 {
+			p = append(append(p, ';'), payload...)
+		}
+		s.Pass(append(p, "\x1b\\"...))
+		return true
 	}
 	s.c.paster.Packet(pk, s.c.in.now)
 	s.c.release()
+	return true
 }
 
 func (s clipScan) Lost() {
-	s.c.in.cfg.Debugf("image paste: a packet from the terminal was cut off")
+	s.c.in.cfg.Debugf("image paste: a reply from the terminal was cut off")
 	s.c.paster.Lost(s.c.in.now)
 	s.c.release()
 }
@@ -241,8 +343,11 @@ func (s clipScan) Lost() {
 func (c *clip) Terminal(p []byte) { c.terminal(p) }
 
 // TextStart implements imagepaste.Sink: clipboard text goes the way of a
-// bracketed paste from the terminal.
-func (c *clip) TextStart()        { c.in.startPaste(false) }
+// bracketed paste from the terminal, after what the burst detector holds.
+func (c *clip) TextStart() {
+	c.in.endBurst()
+	c.in.startPaste(false)
+}
 func (c *clip) TextData(p []byte) { c.in.PasteData(p) }
 func (c *clip) TextEnd()          { c.in.PasteEnd() }
 
@@ -252,7 +357,8 @@ func (c *clip) Note(line string) {
 	c.in.send([]byte(line))
 }
 
-// ImageStart implements imagepaste.Sink: a temp file in the session.
+// ImageStart implements imagepaste.Sink: a temp file in the session, and
+// for a PNG its check as it comes.
 func (c *clip) ImageStart(f imagepaste.Format) error {
 	sess, err := c.in.session()
 	if err != nil {
@@ -263,6 +369,9 @@ func (c *clip) ImageStart(f imagepaste.Format) error {
 		return err
 	}
 	c.img, c.format, c.hash, c.size = t, f, sha256.New(), 0
+	if f.Ext == "png" && !f.Convert {
+		c.png = newPNGStream()
+	}
 	return nil
 }
 
@@ -273,78 +382,287 @@ func (c *clip) ImageData(p []byte) error {
 	}
 	c.hash.Write(p)
 	c.size += int64(len(p))
+	if c.png != nil {
+		return c.png.write(p)
+	}
 	return nil
 }
 
 // ImageAbort implements imagepaste.Sink.
 func (c *clip) ImageAbort() {
+	if c.png != nil {
+		c.png.abort()
+		c.png = nil
+	}
 	if c.img != nil {
 		_ = c.img.Discard() // Best effort: a leftover .tmp- file is cleaned with its session.
 		c.img = nil
 	}
 }
 
-// ImageEnd implements imagepaste.Sink: the image is converted if it must
-// be, committed as the session's next image file, recorded, and its path
-// typed into the child as one paste.
+// ImageEnd implements imagepaste.Sink. A PNG, checked as it came, is
+// saved and typed at once (after images pasted before it that are still
+// being checked); any other image is checked, and a TIFF or BMP converted,
+// off the input path (see check): what the user types meanwhile reaches
+// the child at once, and the path follows when the image is ready.
 func (c *clip) ImageEnd() error {
-	if c.format.Convert {
-		if err := c.convert(); err != nil {
-			return err
+	job := &imageJob{temp: c.img, format: c.format, hash: c.hash, size: c.size, done: make(chan struct{})}
+	c.img, c.hash = nil, nil
+	if c.png != nil {
+		job.err = c.png.end()
+		c.png = nil
+		close(job.done)
+		if job.err != nil {
+			_ = job.temp.Discard() // Best effort.
+			return job.err
 		}
+	} else {
+		go job.check(c.in.session, c.sem) // Ends when the image is checked.
 	}
-	n, path, err := c.in.sess.CommitImage(c.img, c.format.Ext)
+	c.jobs = append(c.jobs, job)
+	c.ready()
+	return nil
+}
+
+// ready saves and types the images whose check is over, in the order
+// they were pasted, and fails image paste for one that is no image.
+func (c *clip) ready() {
+	for len(c.jobs) > 0 {
+		job := c.jobs[0]
+		select {
+		case <-job.done:
+		default:
+			return
+		}
+		c.jobs = c.jobs[1:]
+		c.deliver(job)
+	}
+}
+
+// wait waits until every image received is checked; ready then saves
+// and types them.
+func (c *clip) wait() {
+	for _, job := range c.jobs {
+		<-job.done
+	}
+}
+
+// deliver saves a checked image as the session's next image file,
+// records it, and types its path into the child as one paste.
+func (c *clip) deliver(job *imageJob) {
+	if job.err != nil {
+		job.discard()
+		reason := imagepaste.Reason(job.err)
+		if reason == "" {
+			reason = "saving the image: " + job.err.Error()
+		}
+		c.paster.Fail(reason)
+		return
+	}
+	n, path, err := c.in.sess.CommitImage(job.temp, job.format.Ext)
 	if err != nil {
-		return err
+		job.discard()
+		c.paster.Fail("saving the image: " + err.Error())
+		return
 	}
-	c.img = nil
+	job.temp = nil
 	bracketedMode, reason := false, "the child ended during the paste"
 	if !c.in.gone {
 		bracketedMode, reason = c.in.deliver([]byte(path)), ""
 	}
-	c.in.cfg.Logf("image paste: %d bytes saved as %s (bracketed %v)", c.size, path, bracketedMode)
+	c.in.cfg.Logf("image paste: %d bytes saved as %s (bracketed %v)", job.size, path, bracketedMode)
 	c.in.record(store.PasteRecord{
-		N: n, Path: path, Bytes: c.size, SHA256: hex.EncodeToString(c.hash.Sum(nil)), Time: c.in.now,
+		N: n, Path: path, Bytes: job.size, SHA256: hex.EncodeToString(job.hash.Sum(nil)), Time: c.in.now,
 		Bracketed: bracketedMode, Outcome: store.OutcomeImage, Reason: reason,
 	}, true)
-	return nil
-}
-
-// convert replaces the saved TIFF or BMP with its PNG.
-func (c *clip) convert() error {
-	r, err := c.img.Open()
-	if err != nil {
-		return err
-	}
-	data, err := io.ReadAll(r)
-	r.Close() // Best effort: only read.
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if err := imagepaste.ToPNG(&out, data); err != nil {
-		return err
-	}
-	t, err := c.in.sess.CreateTemp()
-	if err != nil {
-		return err
-	}
-	if _, err := t.Write(out.Bytes()); err != nil {
-		_ = t.Discard() // Best effort.
-		return err
-	}
-	_ = c.img.Discard() // Best effort.
-	c.img, c.hash, c.size = t, sha256.New(), int64(out.Len())
-	c.hash.Write(out.Bytes())
-	return nil
 }
 
 // close ends the input: a held prefix passes on, a packet cut off is
-// lost (and with it a paste event under way), held input goes on.
+// lost (and with it a paste event under way), held input goes on, the
+// images being checked are waited for.
 func (c *clip) close() {
 	c.scanner.Close()
 	if c.paster.Busy() {
 		c.paster.Lost(c.in.now)
 	}
 	c.release()
+	c.wait()
+	c.ready()
+}
+
+// checkImage and convertImage check an image and convert one, off the
+// input path: variables, so that a test can hold a check under way.
+var (
+	checkImage   = imagepaste.Check
+	convertImage = imagepaste.Convert
+)
+
+// An imageJob is an image received whole, being checked or ready.
+type imageJob struct {
+	temp   *store.Temp // the image as received, then as it is saved
+	format imagepaste.Format
+	hash   hash.Hash // of what is saved
+	size   int64     // ... and its size
+	err    error     // why it is not saved
+	done   chan struct{}
+}
+
+// check checks the image, or converts it to a PNG in a temp file of its
+// own, off the input path, one image at a time (sem), and frees the
+// memory the decoder took once it is done.
+func (j *imageJob) check(session func() (*store.Session, error), sem chan struct{}) {
+	defer close(j.done)
+	sem <- struct{}{}
+	defer func() { <-sem }()
+	defer imagepaste.HoldGC()()
+	r, size, err := j.temp.OpenAt()
+	if err != nil {
+		j.err = err
+		return
+	}
+	defer r.Close() // Best effort: only read.
+	if !j.format.Convert {
+		j.err = checkImage(r, size, j.format)
+		return
+	}
+	sess, err := session()
+	var out *store.Temp
+	if err == nil {
+		out, err = sess.CreateTemp()
+	}
+	if err != nil {
+		j.err = err
+		return
+	}
+	h := sha256.New()
+	cw := &countWriter{w: io.MultiWriter(out, h)}
+	if err := convertImage(cw, r, size); err != nil {
+		_ = out.Discard() // Best effort.
+		j.err = err
+		return
+	}
+	_ = j.temp.Discard() // Best effort: the PNG replaces it.
+	j.temp, j.hash, j.size = out, h, cw.n
+}
+
+// discard removes the job's temp file.
+func (j *imageJob) discard() {
+	if j.temp != nil {
+		_ = j.temp.Discard() // Best effort: a leftover .tmp- file is cleaned with its session.
+		j.temp = nil
+	}
+}
+
+// countWriter counts what it writes.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// A pngStream checks a PNG as it comes (imagepaste.CheckPNG), in a
+// goroutine that reads what each write gives it before the write returns:
+// by the end of the image the check is over, but for its last bytes.
+type pngStream struct {
+	w    *io.PipeWriter
+	done chan error
+}
+
+// errAborted ends the check of a PNG whose read was given up.
+var errAborted = errors.New("capture: the image's read was given up")
+
+func newPNGStream() *pngStream {
+	r, w := io.Pipe()
+	s := &pngStream{w: w, done: make(chan error, 1)}
+	go func() { // Ends when the image ends, or its check fails.
+		err := imagepaste.CheckPNG(r)
+		r.CloseWithError(errAborted)
+		s.done <- err
+	}()
+	return s
+}
+
+// write passes p to the check, and returns the check's verdict if it has
+// failed.
+func (s *pngStream) write(p []byte) error {
+	if _, err := s.w.Write(p); err != nil {
+		return <-s.done
+	}
+	return nil
+}
+
+// end ends the image and returns the check's verdict.
+func (s *pngStream) end() error {
+	s.w.Close()
+	return <-s.done
+}
+
+// abort gives the check up.
+func (s *pngStream) abort() {
+	s.w.CloseWithError(errAborted)
+	<-s.done
+}
+
+// heldInput is input kept while a paste event is under way: in memory up
+// to heldMemory bytes, the rest in a temp file of the session.
+type heldInput struct {
+	mem  []byte
+	file *store.Temp
+}
+
+func (h *heldInput) empty() bool { return len(h.mem) == 0 && h.file == nil }
+
+// add keeps p after what is kept.
+func (h *heldInput) add(p []byte, session func() (*store.Session, error)) error {
+	if h.file == nil && len(h.mem)+len(p) <= heldMemory {
+		h.mem = append(h.mem, p...)
+		return nil
+	}
+	if h.file == nil {
+		sess, err := session()
+		if err != nil {
+			return err
+		}
+		if h.file, err = sess.CreateTemp(); err != nil {
+			return err
+		}
+	}
+	_, err := h.file.Write(p)
+	return err
+}
+
+// release passes what is kept to pass, in order, and keeps nothing more.
+func (h *heldInput) release(pass func([]byte)) error {
+	mem, file := h.mem, h.file
+	*h = heldInput{}
+	if len(mem) > 0 {
+		pass(mem)
+	}
+	if file == nil {
+		return nil
+	}
+	defer file.Discard() // Best effort: a leftover .tmp- file is cleaned with its session.
+	r, err := file.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close() // Best effort: only read.
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			pass(buf[:n])
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

@@ -5,11 +5,14 @@ import (
 	"encoding/base64"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
 	"github.com/pbwrap/pbwrap/internal/imagepaste"
@@ -40,6 +43,16 @@ func imageRig(t *testing.T, mode ImageMode) (*rig, *bytes.Buffer) {
 	var term bytes.Buffer
 	r.in.SetTell(func(f func() []byte) { term.Write(f()) })
 	return r, &term
+}
+
+// images waits until the images received are checked (off the input
+// path), and lets Input type their paths.
+func (r *rig) images() {
+	r.t.Helper()
+	r.in.clip.wait()
+	if _, err := r.in.Flush(&r.child, r.now); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 func readRequest(id, pw, loc, mime string) string {
@@ -150,7 +163,7 @@ func TestImagePasteFailures(t *testing.T) {
 				r.in.Flush(&r.child, d.Add(2*kittyclip.PacketSilence))
 			}
 			note := "[pbwrap: image paste is off for this session: " + tt.note + "; paste again for the terminal's own paste]"
-			if r.child.String() != note+"k" || !strings.HasSuffix(term.String(), kittyclip.ModeOff) || r.in.ImageReset() != nil {
+			if r.child.String() != note+"k" || !strings.HasSuffix(term.String(), kittyclip.ModeOff) || string(r.in.ImageReset()) != kittyclip.ModeOff || r.in.ImageSetup() != nil {
 				t.Fatalf("%s, reads of %d: child %q, terminal %q\nwant child %q and the mode off", tt.name, n, r.child.String(), term.String(), note+"k")
 			}
 			r.child.Reset()
@@ -176,6 +189,7 @@ func TestImagePasteConverts(t *testing.T) {
 		t.Fatalf("request %q", term.String())
 	}
 	r.feed(fakekitty.Reply("pbwrap-1", "image/bmp", b.Bytes()), 0)
+	r.images()
 	path := filepath.Join(r.sess.Dir, "image-1.png")
 	if r.child.String() != start+path+end {
 		t.Fatalf("child %q", r.child.String())
@@ -241,6 +255,150 @@ func TestImageLoneEscWaitsOnce(t *testing.T) {
 		}
 		if got := r.child.String(); got != "\x1b" {
 			t.Errorf("%v: EscHold after a lone Esc the child got %q, want the Esc", mode, got)
+		}
+	}
+}
+
+// A TIFF or BMP is converted off the input path: the keys typed while it
+// is converted reach the child at once, before its path, which follows
+// when the PNG is ready; a PNG pasted meanwhile comes after the image
+// pasted before it. The converter is held here until the keys are in.
+func TestImageConversionHoldsNoKey(t *testing.T) {
+	release := make(chan struct{})
+	convert := convertImage
+	convertImage = func(w io.Writer, r io.ReaderAt, size int64) error {
+		<-release
+		return convert(w, r, size)
+	}
+	defer func() { convertImage = convert }()
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	var b bytes.Buffer
+	if err := bmp.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := imageRig(t, ImageOn)
+	r.feed(fakekitty.Event(fakekitty.PW, "image/bmp", "")+fakekitty.Reply("pbwrap-1", "image/bmp", b.Bytes()), 0)
+	r.feed("abc", 0)
+	r.feed(fakekitty.Event("QUJD", "image/png", "")+fakekitty.Reply("pbwrap-2", "image/png", testPNG(t))+"d", 0)
+	if got := r.child.String(); got != "abcd" {
+		t.Fatalf("while the BMP is converted the child has %q, want the keys", got)
+	}
+	close(release)
+	r.images()
+	one, two := filepath.Join(r.sess.Dir, "image-1.png"), filepath.Join(r.sess.Dir, "image-2.png")
+	if want := "abcd" + start + one + end + start + two + end; r.child.String() != want {
+		t.Fatalf("child %q, want %q", r.child.String(), want)
+	}
+	if got, err := os.ReadFile(two); err != nil || !bytes.Equal(got, testPNG(t)) {
+		t.Errorf("%s: %v", two, err)
+	}
+}
+
+// An image that is not whole is not saved, wherever its check runs: the
+// note says why, the mode goes off, no image file is left.
+func TestImageNotWhole(t *testing.T) {
+	png := testPNG(t)
+	var j bytes.Buffer
+	if err := jpeg.Encode(&j, image.NewGray(image.Rect(0, 0, 16, 16)), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ mime, data, note string }{
+		{"image/png", string(png[:len(png)-20]), "not a whole, valid PNG (the image ends inside IDAT)"},
+		{"image/png", string(png) + "trailing", "not a whole, valid PNG (bytes after IEND)"},
+		{"image/jpeg", j.String()[:j.Len()/2], "not a whole, valid JPEG (unexpected EOF)"},
+	} {
+		r, term := imageRig(t, ImageOn)
+		r.feed(fakekitty.Event(fakekitty.PW, tt.mime, "")+fakekitty.Reply("pbwrap-1", tt.mime, []byte(tt.data)), 0)
+		r.images()
+		want := "[pbwrap: image paste is off for this session: the clipboard image is " + tt.note + "; paste again for the terminal's own paste]"
+		if r.child.String() != want || !strings.HasSuffix(term.String(), kittyclip.ModeOff) {
+			t.Errorf("%s: child %q, want %q", tt.mime, r.child.String(), want)
+		}
+		if m, _ := filepath.Glob(filepath.Join(r.sess.Dir, "[i.][mt]*")); len(m) != 0 {
+			t.Errorf("%s: left %q", tt.mime, m)
+		}
+	}
+}
+
+// Input typed during a paste event is held in memory up to heldMemory,
+// then in a temp file, and reaches the child whole, after the event's
+// paste: a large paste among it is saved exact.
+func TestImageHeldInputSpills(t *testing.T) {
+	r, _ := imageRig(t, ImageOn)
+	ev := fakekitty.Event(fakekitty.PW, "text/plain", "")
+	cut := strings.Index(ev, "\x1b\\") + 2
+	body := strings.Repeat("0123456789abcdef\n", (3*heldMemory)/17)
+	r.feed(ev[:cut]+"a"+start+body+end+"b", 4096)
+	if r.in.clip.held.file == nil || len(r.in.clip.held.mem) > heldMemory || r.child.Len() != 0 {
+		t.Fatalf("held %d bytes in memory, file %v; child %q", len(r.in.clip.held.mem), r.in.clip.held.file != nil, r.child.String())
+	}
+	r.feed(ev[cut:]+fakekitty.Reply("pbwrap-1", "text/plain", []byte("first")), 0)
+	got := r.child.String()
+	if !strings.HasPrefix(got, start+"first"+end+"a"+start+"[paste saved: ") || !strings.HasSuffix(got, "paste-1.txt]"+end+"b") {
+		t.Fatalf("child %q", got)
+	}
+	if saved, _ := os.ReadFile(filepath.Join(r.sess.Dir, "paste-1.txt")); string(saved) != body {
+		t.Errorf("saved %d bytes, want the %d pasted", len(saved), len(body))
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.sess.Dir, ".tmp-*")); len(m) != 0 {
+		t.Errorf("temp files left: %q", m)
+	}
+}
+
+// With --allow-clipboard-read the replies to the child's own reads reach
+// it; pbwrap's, and the paste events with their passwords, never do.
+func TestImagePassClipboardReplies(t *testing.T) {
+	for _, pass := range []bool{false, true} {
+		r := newRig(t, Config{Image: ImageOn, PassClipboardReplies: pass})
+		r.in.SetTell(func(f func() []byte) { f() })
+		mine := fakekitty.Reply("child-7", "text/plain", []byte("hi"))
+		r.feed("<"+mine+fakekitty.Packet("type=read:status=DONE", "")+fakekitty.Reply("pbwrap-3", "image/png", []byte("x"))+">", 0)
+		want := "<>"
+		if pass {
+			want = "<" + mine + fakekitty.Packet("type=read:status=DONE", "") + ">"
+		}
+		if r.child.String() != want {
+			t.Errorf("pass %v: child %q, want %q", pass, r.child.String(), want)
+		}
+	}
+}
+
+// pbwrap's read waits while the output holds it (the child left a string
+// open), and is settled once the output has paused for SettleQuiet, or
+// after SettleMax however the output goes on.
+func TestImageSettle(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		steps []time.Duration // when the output keeps coming, after the event
+		at    time.Duration   // when the read is written
+	}{
+		{"quiet", nil, SettleQuiet},
+		{"output goes on", []time.Duration{10 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond}, 80*time.Millisecond + SettleQuiet},
+	} {
+		var term bytes.Buffer
+		out := NewOutput(OutputConfig{})
+		r := newRig(t, Config{Image: ImageOn, Between: out.Between, Settle: out.Settle})
+		r.in.SetTell(func(f func() []byte) { term.Write(f()) })
+		t0 := r.now
+		var shown bytes.Buffer
+		out.Filter(&shown, []byte("\x1b]0;title"), t0)
+		r.feed(fakekitty.Event(fakekitty.PW, "image/png", ""), 0)
+		if term.Len() != 0 {
+			t.Fatalf("%s: the read went inside the open string: %q", tt.name, term.String())
+		}
+		for _, d := range tt.steps {
+			out.Filter(&shown, []byte("x"), t0.Add(d))
+		}
+		for now := t0; now.Before(t0.Add(SettleMax)) && term.Len() == 0; now = now.Add(time.Millisecond) {
+			if d := r.in.deadline(); !d.IsZero() && !now.Before(d) {
+				r.in.Flush(&r.child, now)
+				if term.Len() > 0 && now.Before(t0.Add(tt.at)) {
+					t.Errorf("%s: settled at %v, want at %v", tt.name, now.Sub(t0), tt.at)
+				}
+			}
+		}
+		if want := "\x1b\\" + readRequest("pbwrap-1", fakekitty.PW, "", "image/png"); term.String() != want {
+			t.Errorf("%s: terminal got %q, want %q", tt.name, term.String(), want)
 		}
 	}
 }

@@ -8,6 +8,17 @@ import (
 	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
+// SettleQuiet and SettleMax bound how long pbwrap's own sequence for the
+// terminal (a read the user's paste waits for, the mode off) waits for
+// the child to finish a control string or a character it left unfinished
+// (see Output.Between): until its output has paused for SettleQuiet (a
+// child writing a long string goes on at once), and at most SettleMax;
+// then pbwrap ends what the child left (Output.Settle).
+const (
+	SettleQuiet = 50 * time.Millisecond
+	SettleMax   = time.Second
+)
+
 // Output is the filter on the child's output (termproto.OutputFilter): it
 // follows the terminal modes the child sets, so that pbwrap can undo them
 // when it gives the terminal back and set them again when it takes it
@@ -28,7 +39,8 @@ type Output struct {
 	dropped int
 	logf    func(string, ...any)
 	debugf  func(string, ...any)
-	told    []byte // what Between holds for the next boundary
+	told    []byte    // what Between holds for the next boundary
+	last    time.Time // when the child's output last came (see Settle)
 }
 
 // OutputConfig configures an Output.
@@ -40,10 +52,11 @@ type OutputConfig struct {
 	// with every byte from 0x80 to 0x9F a C1 control (see
 	// termproto.Tokenizer); otherwise it is read as UTF-8.
 	EightBit bool
-	// OwnClipMode keeps the child's sequences for kitty's paste events
-	// (mode 5522) from the terminal: pbwrap owns the mode while image
-	// paste may be on (see termproto.OutputFilter.OwnClipMode).
-	OwnClipMode bool
+	// ClipMode, if set, reports whether pbwrap has kitty's paste events
+	// on at the terminal (Input.ImageOn): they are set again after what
+	// may have reset the terminal, as bracketed paste is (see
+	// termproto.OutputFilter.ClipMode).
+	ClipMode func() bool
 	// Logf, if not nil, hears of every clipboard request dropped; Debugf,
 	// if not nil, of every change of the child's bracketed paste mode and
 	// of what is written to reset and restore the child's modes.
@@ -61,7 +74,7 @@ func NewOutput(cfg OutputConfig) *Output {
 	}
 	o.f.AllowClipboardRead = cfg.AllowClipboardRead
 	o.f.EightBit = cfg.EightBit
-	o.f.OwnClipMode = cfg.OwnClipMode
+	o.f.ClipMode = cfg.ClipMode
 	return o
 }
 
@@ -70,11 +83,12 @@ func NewOutput(cfg OutputConfig) *Output {
 func (o *Output) Mode() bool { return o.f.Enabled() }
 
 // Filter passes the child's output p on to the terminal w, and then,
-// once the output stands between two sequences, what Between held.
-func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
+// once the output stands at a boundary, what Between held.
+func (o *Output) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
+	o.last = now
 	err := write(w, o.f.Write(p))
 	o.noteChanges()
-	if len(o.told) > 0 && o.f.Idle() {
+	if len(o.told) > 0 && o.f.Boundary() {
 		if e := write(w, o.told); err == nil {
 			err = e
 		}
@@ -84,17 +98,47 @@ func (o *Output) Filter(w io.Writer, p []byte, _ time.Time) (time.Time, error) {
 }
 
 // Between returns p, pbwrap's own sequence for the terminal, if the
-// output stands between two sequences, so that it can be written now;
-// otherwise it keeps p, and Filter writes it once the child's sequence
-// under way is through, and returns nil. It must not be called
-// concurrently with Filter (the proxy calls it with the output held: see
+// output stands at a boundary, where the terminal reads what comes as
+// sequences of their own (termproto.OutputFilter.Boundary), so that it
+// can be written now: between the child's sequences, outside any control
+// string the child has begun, and not inside a character. Otherwise it
+// keeps p, after what it already keeps, and returns nil: Filter writes it
+// once the child has finished what it began, and Settle when the caller
+// will not wait for that any longer. It must not be called concurrently
+// with Filter (the proxy calls it with the output held: see
 // ptyproxy.Teller).
 func (o *Output) Between(p []byte) []byte {
-	if o.f.Idle() && len(o.told) == 0 {
+	if len(o.told) == 0 && o.f.Boundary() {
 		return p
 	}
 	o.told = append(o.told, p...)
 	return nil
+}
+
+// Settle returns what Between keeps, after what brings the terminal to a
+// boundary now (termproto.OutputFilter.AppendBoundary), once the child
+// has left its control string or character unfinished for good: its
+// output has paused for SettleQuiet by now, or force says that it has
+// been waited for long enough (SettleMax). Until then it returns nil, and
+// holding reports that Between still keeps something; so it does at any
+// time, until Filter or Settle has written it. The terminal must read
+// pbwrap's sequences in the end (a read the user's paste waits for, the
+// mode that gives pastes back to the terminal). Like Between, it must not
+// be called concurrently with Filter.
+func (o *Output) Settle(now time.Time, force bool) (p []byte, holding bool) {
+	switch {
+	case len(o.told) == 0:
+		return nil, false
+	case !force && now.Sub(o.last) < SettleQuiet:
+		return nil, true
+	}
+	out := o.f.AppendBoundary(nil)
+	if len(out) > 0 {
+		o.debugf("output: ended what the child left unfinished (%q) to write pbwrap's own sequences", out)
+	}
+	out = append(out, o.told...)
+	o.told = o.told[:0]
+	return out, false
 }
 
 // Flush does nothing: Filter never asks for a deadline (see Output).

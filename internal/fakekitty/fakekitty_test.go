@@ -35,3 +35,32 @@ func TestReadRequest(t *testing.T) {
 		t.Errorf("ReadRequest found %q", m)
 	}
 }
+
+// A Screen reads strings as kitty does: only ST and BEL end one, so a
+// mode or a request inside one the program left open does nothing.
+func TestScreen(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		on      bool
+		packets int
+	}{
+		{"\x1b[?5522h", true, 0},
+		{"\x1b[?1049;5522h", true, 0},
+		{"\x1b[?5522h\x1b[?5522l", false, 0},
+		{"\x1b]0;title\x1b[?5522h", false, 0},
+		{"\x1b]0;title\x18\x1b[?5522h\x07", false, 0},
+		{"\x1b]0;title\x1b\\\x1b[?5522h", true, 0},
+		{"\x1bPq#0\x07\x1b]5522;type=read;Lg==\x1b\\", false, 1},
+		{"\x1b_Gabc\x1b]5522;type=read;Lg==\x1b\\", false, 0},
+		{"\x1b]0;" + strings.Repeat("x", MaxString) + "\x1b[?5522h", true, 0},
+		{"\x1b[?5522h\x1bc", false, 0},
+		{"\x1b[?5522h\x1b[!p", false, 0},
+		{"\x1b[?5522h\x1bc\x1b[?5522h", true, 0},
+	} {
+		var s Screen
+		s.Write([]byte(tt.in))
+		if s.PasteEvents != tt.on || len(s.Packets) != tt.packets {
+			t.Errorf("%.40q: paste events %v, packets %q; want %v, %d", tt.in, s.PasteEvents, s.Packets, tt.on, tt.packets)
+		}
+	}
+}

@@ -4,14 +4,21 @@
 // paste event, the mode off after a failure) and what the child gets (a
 // text paste, an image to save and type the path of, a one-line note).
 // It does no I/O of its own: its Sink does, and has no clock: the caller
-// passes the time and calls Flush at the deadline it is given. Sniff and
-// ToPNG tell and convert the image formats.
+// passes the time and calls Flush at the deadline it is given.
+//
+// Sniff tells the image formats by their first bytes; CheckPNG, Check and
+// Convert make sure that what is saved is a whole, valid image, decoding
+// it within MaxDecoded bytes (a PNG as it streams in), and convert TIFF
+// and BMP to PNG.
 //
 // The rules it keeps (see doc and kitty's clipboard.py): one read per
-// paste event, sent at once, with the event's one-time password echoed
-// as received and a name, never reused and never given out; nothing read
-// without an event; on a denial, a timeout, a lost reply or a clipboard
-// with nothing it takes, the mode goes off for the session.
+// paste event, sent at once (or, for an event that comes during another's
+// read, when that read is over), with the event's one-time password
+// echoed as received and a name, never reused and never given out;
+// nothing read without an event; on a denial, a timeout, a lost reply, a
+// clipboard with nothing it takes or an image that is not whole, the mode
+// goes off for the session, and an event that comes while it is off
+// turns it off at the terminal again.
 package imagepaste
 
 import (
@@ -75,31 +82,46 @@ type state uint8
 
 const (
 	stateOff     state = iota // paste events are not taken
-	stateIdle                 // on, waiting for a paste event
-	stateEvent                // a paste event is arriving
-	stateReading              // its read is under way
+	stateIdle                 // on, with no read under way
+	stateReading              // a read is under way
 )
 
+// maxEvents bounds the paste events a Paster keeps while it reads the
+// clipboard for an earlier one: a person pastes a few times a second at
+// most.
+const maxEvents = 4
+
+// A pasteEvent is a paste event as it arrives: OK, then the types in
+// DATA packets, then DONE.
+type pasteEvent struct {
+	pw      string
+	primary bool
+	types   []string
+	done    bool
+	last    time.Time // its last packet
+}
+
 // A Paster follows paste events and their reads. It is not safe for
-// concurrent use, except On and TakeTurnOn.
+// concurrent use, except On and Ever.
 type Paster struct {
 	cfg  Config
 	sink Sink
 
 	state  state
 	on     atomic.Bool // the terminal has the mode on, by pbwrap's doing
+	ever   atomic.Bool // ... or had it on at some time
 	reason string      // why it went off, once it has failed
 
-	// The event or read under way.
-	pw      string
-	primary bool
-	types   []string
+	// The events that have come and wait for their read, in order.
+	events []*pasteEvent
+
+	// The read under way.
 	id      string
 	text    bool
 	head    []byte // an image's first bytes, until its format is told
 	started bool   // ImageStart or TextStart was called
 	bytes   int64
-	last    time.Time // the last packet of the event or read
+	last    time.Time // the read's last packet
 	n       int
 	norm    textNorm
 }
@@ -127,38 +149,63 @@ func (p *Paster) Enable() []byte {
 	}
 	p.state = stateIdle
 	p.on.Store(true)
+	p.ever.Store(true)
 	return []byte(kittyclip.ModeOn)
 }
 
 // On reports whether the mode is on at the terminal by pbwrap's doing:
-// what takes the terminal over sets it again, what gives it back resets
-// it. Safe for concurrent use.
+// what takes the terminal over sets it again. Safe for concurrent use.
 func (p *Paster) On() bool { return p.on.Load() }
+
+// Ever reports whether pbwrap has turned the mode on at the terminal in
+// this session: what gives the terminal back resets it then, even once it
+// is off, in case the reset written at the failure has not reached the
+// terminal. Safe for concurrent use.
+func (p *Paster) Ever() bool { return p.ever.Load() }
 
 // Reason says why paste events went off after a failure, or "".
 func (p *Paster) Reason() string { return p.reason }
 
 // Busy reports whether a paste event or its read is under way: input the
 // user types meanwhile must wait for it, to keep its order.
-func (p *Paster) Busy() bool { return p.state == stateEvent || p.state == stateReading }
+func (p *Paster) Busy() bool { return p.state == stateReading || len(p.events) > 0 }
 
-// Deadline is when Flush is owed, or the zero time.
+// Deadline is when Flush is owed, or the zero time: Config.Timeout after
+// the last packet of the read or event under way.
 func (p *Paster) Deadline() time.Time {
-	if !p.Busy() {
-		return time.Time{}
+	var d time.Time
+	if p.state == stateReading {
+		d = p.last.Add(p.cfg.Timeout)
 	}
-	return p.last.Add(p.cfg.Timeout)
+	for _, e := range p.events {
+		if at := e.last.Add(p.cfg.Timeout); !e.done && (d.IsZero() || at.Before(d)) {
+			d = at
+		}
+	}
+	return d
+}
+
+// Heard says that the terminal sent input at now: an event or read under
+// way is not given up while the terminal sends, since its reply comes
+// after what the terminal sends first (a large paste, typed keys).
+func (p *Paster) Heard(now time.Time) {
+	if p.state == stateReading {
+		p.last = now
+	}
+	for _, e := range p.events {
+		e.last = now
+	}
 }
 
 // Flush lets time pass: an event or read silent for Config.Timeout fails.
 func (p *Paster) Flush(now time.Time) {
-	if p.Busy() && !now.Before(p.Deadline()) {
+	if d := p.Deadline(); !d.IsZero() && !now.Before(d) {
 		p.fail("the terminal did not answer within " + p.cfg.Timeout.String())
 	}
 }
 
 // Lost hears that a packet was cut off (kittyclip.Sink.Lost): a read
-// under way has lost its data.
+// or an event under way has lost its data.
 func (p *Paster) Lost(now time.Time) {
 	if p.Busy() {
 		p.fail("a reply from the terminal was cut off")
@@ -166,73 +213,106 @@ func (p *Paster) Lost(now time.Time) {
 }
 
 // Packet takes one packet from the terminal, at now. Packets that answer
-// nothing pbwrap asked (a read given up, paste events while off) are
-// dropped.
+// nothing pbwrap asked (a read given up, another program's) are dropped.
+// A paste event that pbwrap cannot answer (image paste is off, or it came
+// in part) turns the mode off at the terminal, so that the user's next
+// paste is the terminal's own, and says so in a note.
 func (p *Paster) Packet(pk kittyclip.Packet, now time.Time) {
 	if pk.Type != "read" {
 		return
 	}
-	switch p.state {
-	case stateIdle:
-		if pk.ID == "" && pk.Status == kittyclip.StatusOK && pk.PW != "" {
-			p.state, p.pw, p.primary, p.types, p.last = stateEvent, pk.PW, pk.Loc == "primary", nil, now
-		}
-	case stateEvent:
-		if pk.ID != "" || pk.PW != p.pw {
-			return
-		}
-		p.last = now
-		switch pk.Status {
-		case kittyclip.StatusData:
-			if pk.MIME == kittyclip.ListMIME {
-				types, err := pk.Types()
-				if err != nil {
-					p.fail("the terminal's list of clipboard types is not base64")
-					return
-				}
-				p.types = append(p.types, types...)
-			}
-		case kittyclip.StatusDone:
-			p.read(now)
-		case kittyclip.StatusOK:
-		default:
-			p.fail("the terminal answered " + printable(pk.Status))
-		}
-	case stateReading:
-		if pk.ID != p.id {
-			return
-		}
-		p.last = now
-		switch pk.Status {
-		case kittyclip.StatusOK:
-		case kittyclip.StatusData:
-			p.data(pk)
-		case kittyclip.StatusDone:
-			p.done()
-		default:
-			p.fail("the terminal answered " + printable(pk.Status) + " to the clipboard read")
-		}
+	if pk.ID == "" && pk.PW != "" {
+		p.event(pk, now)
+		return
+	}
+	if p.state != stateReading || pk.ID != p.id {
+		return
+	}
+	p.last = now
+	switch pk.Status {
+	case kittyclip.StatusOK:
+	case kittyclip.StatusData:
+		p.data(pk)
+	case kittyclip.StatusDone:
+		p.done()
+		p.next(now)
+	default:
+		p.fail("the terminal answered " + printable(pk.Status) + " to the clipboard read")
 	}
 }
 
-// read answers the paste event that has ended: one read, at once, of the
-// first type pbwrap takes. An empty clipboard needs none.
-func (p *Paster) read(now time.Time) {
-	pw := p.pw
-	p.pw = "" // Used once, here.
-	mime, text := choose(p.types)
-	if len(p.types) == 0 {
+// event takes one packet of a paste event (no id, a password).
+func (p *Paster) event(pk kittyclip.Packet, now time.Time) {
+	var e *pasteEvent
+	for _, x := range p.events {
+		if x.pw == pk.PW {
+			e = x
+		}
+	}
+	switch {
+	case p.state == stateOff:
+		if pk.Status == kittyclip.StatusOK {
+			p.refuse("kitty sent a paste event, and image paste is off")
+		}
+		return
+	case e == nil && pk.Status != kittyclip.StatusOK:
+		p.fail("a paste event from the terminal came in part")
+		return
+	case e == nil && len(p.events) == maxEvents:
+		p.fail("more paste events came than pbwrap keeps while it reads the clipboard")
+		return
+	case e == nil:
+		e = &pasteEvent{pw: pk.PW, primary: pk.Loc == "primary"}
+		p.events = append(p.events, e)
+	}
+	e.last = now
+	switch pk.Status {
+	case kittyclip.StatusOK:
+		if e.done || len(e.types) > 0 {
+			p.fail("a paste event's password came twice")
+		}
+	case kittyclip.StatusData:
+		if pk.MIME == kittyclip.ListMIME {
+			types, err := pk.Types()
+			if err != nil {
+				p.fail("the terminal's list of clipboard types is not base64")
+				return
+			}
+			e.types = append(e.types, types...)
+		}
+	case kittyclip.StatusDone:
+		e.done = true
+		p.next(now)
+	default:
+		p.fail("the terminal answered " + printable(pk.Status))
+	}
+}
+
+// next answers the first event that has ended, when no read is under way.
+func (p *Paster) next(now time.Time) {
+	for p.state == stateIdle && len(p.events) > 0 && p.events[0].done {
+		e := p.events[0]
+		p.events = p.events[1:]
+		p.read(e, now)
+	}
+}
+
+// read answers the paste event e, which has ended: one read, at once, of
+// the first type pbwrap takes. An empty clipboard needs none.
+func (p *Paster) read(e *pasteEvent, now time.Time) {
+	mime, text := choose(e.types)
+	if len(e.types) == 0 {
 		p.cfg.Debugf("image paste: the clipboard is empty")
-		p.state = stateIdle
 		return
 	}
 	if mime == "" {
-		p.fail("the clipboard holds none of text, PNG, JPEG, GIF, WebP, TIFF, BMP (it has " + printable(strings.Join(p.types, " ")) + ")")
+		p.fail("the clipboard holds none of text, PNG, JPEG, GIF, WebP, TIFF, BMP (it has " + printable(strings.Join(e.types, " ")) + ")")
 		return
 	}
 	p.n++
 	p.id = "pbwrap-" + strconv.Itoa(p.n)
-	req, err := kittyclip.AppendRead(nil, kittyclip.Read{ID: p.id, PW: pw, Name: ReadName, Primary: p.primary, MIME: []string{mime}})
+	req, err := kittyclip.AppendRead(nil, kittyclip.Read{ID: p.id, PW: e.pw, Name: ReadName, Primary: e.primary, MIME: []string{mime}})
+	e.pw = "" // Used once, here.
 	if err != nil {
 		p.fail("the paste event's password is not base64")
 		return
@@ -296,8 +376,17 @@ func (p *Paster) data(pk kittyclip.Packet) {
 		}
 	}
 	if err := p.sink.ImageData(b); err != nil {
-		p.fail("saving the image: " + err.Error())
+		p.fail(imageReason(err))
 	}
+}
+
+// imageReason says why saving the image failed, for the note: what is
+// wrong with the image, or with saving it.
+func imageReason(err error) string {
+	if r := Reason(err); r != "" {
+		return r
+	}
+	return "saving the image: " + err.Error()
 }
 
 // start tells the image's format from its first bytes and starts saving
@@ -309,7 +398,7 @@ func (p *Paster) start() bool {
 		return false
 	}
 	if err := p.sink.ImageStart(f); err != nil {
-		p.fail("saving the image: " + err.Error())
+		p.fail(imageReason(err))
 		return false
 	}
 	p.started = true
@@ -340,12 +429,12 @@ func (p *Paster) done() {
 			return
 		}
 		if err := p.sink.ImageData(p.head); err != nil {
-			p.fail("saving the image: " + err.Error())
+			p.fail(imageReason(err))
 			return
 		}
 	}
 	if err := p.sink.ImageEnd(); err != nil {
-		p.fail("saving the image: " + err.Error())
+		p.fail(imageReason(err))
 		return
 	}
 	p.started = false
@@ -353,8 +442,8 @@ func (p *Paster) done() {
 	p.cfg.Debugf("image paste: %s: %d bytes of image saved", p.id, p.bytes)
 }
 
-// fail gives up the event or read under way and turns paste events off
-// for the session.
+// fail gives up the events and the read under way and turns paste
+// events off for the session.
 func (p *Paster) fail(reason string) {
 	if p.started {
 		if p.text {
@@ -364,14 +453,29 @@ func (p *Paster) fail(reason string) {
 		}
 	}
 	p.started = false
-	p.pw = ""
+	p.events = nil // Their passwords with them.
+	p.turnOff(reason)
+}
+
+// Fail turns paste events off for the session as a failure of a read
+// does, for what fails once the read is over (an image found not to be
+// whole when it was checked after it came): the mode goes off at the
+// terminal and the note is typed. An event or read under way is given up.
+func (p *Paster) Fail(reason string) {
+	if p.state != stateOff || len(p.events) > 0 {
+		p.fail(reason)
+		return
+	}
 	p.turnOff(reason)
 }
 
 // turnOff turns paste events off for the session, at the terminal too,
 // and types the one-line note into the child.
 func (p *Paster) turnOff(reason string) {
-	p.state, p.reason = stateOff, reason
+	p.state = stateOff
+	if p.reason == "" {
+		p.reason = reason
+	}
 	p.cfg.Debugf("image paste: off for this session: %s", reason)
 	if p.on.Swap(false) {
 		p.sink.Terminal([]byte(kittyclip.ModeOff))
@@ -379,14 +483,15 @@ func (p *Paster) turnOff(reason string) {
 	p.sink.Note("[pbwrap: image paste is off for this session: " + reason + "; paste again for the terminal's own paste]")
 }
 
-// Disable turns paste events off for the session without a note (the
-// session ends): it returns what resets the mode at the terminal, or nil.
-func (p *Paster) Disable() []byte {
-	p.state = stateOff
-	if p.on.Swap(false) {
-		return []byte(kittyclip.ModeOff)
-	}
-	return nil
+// refuse answers a paste event that comes while image paste is off (the
+// mode left on at the terminal by another program, or the reset written
+// at a failure not yet read): the mode goes off at the terminal again,
+// and a note says to paste again, for the terminal's own paste. The
+// event itself, its password, is dropped.
+func (p *Paster) refuse(why string) {
+	p.cfg.Debugf("image paste: %s: turning paste events off at the terminal", why)
+	p.sink.Terminal([]byte(kittyclip.ModeOff))
+	p.sink.Note("[pbwrap: " + why + "; paste events are off now: paste again for the terminal's own paste]")
 }
 
 // printable is s with every byte that is not printable ASCII as '?', at

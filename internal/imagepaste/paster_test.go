@@ -193,11 +193,64 @@ func TestFailures(t *testing.T) {
 		if all := strings.Join(r.events, ""); r.startErr == nil && strings.Contains(all, "image start") != strings.Contains(all, "image abort") {
 			t.Errorf("%s: an image started and was not aborted: %q", tt.name, r.events)
 		}
+		// A later event (the reset not yet read by the terminal) is not
+		// answered: the mode goes off again, and a note says to paste
+		// again.
 		r.events = nil
 		packets(t, p, epoch.Add(time.Minute), event("QUJD", "image/png", false)...)
-		if p.Enable() != nil || len(r.events) != 0 {
+		if p.Enable() != nil || len(r.events) != 2 || r.events[0] != `terminal "\x1b[?5522l"` || !strings.Contains(r.events[1], "paste again") || strings.Contains(strings.Join(r.events, ""), "QUJD") {
 			t.Errorf("%s: after the failure: %q", tt.name, r.events)
 		}
+	}
+}
+
+// With image paste off (never on, or off after a failure), a paste event
+// is never answered: each turns the mode off at the terminal and types a
+// note, so that the user's next paste is the terminal's own.
+func TestEventWhileOff(t *testing.T) {
+	var r rec
+	p := New(&r, Config{})
+	packets(t, p, epoch, event(pw, "image/png", false)...)
+	if len(r.events) != 2 || r.events[0] != `terminal "\x1b[?5522l"` || !strings.HasPrefix(r.events[1], "note [pbwrap: kitty sent a paste event, and image paste is off; paste events are off now") || p.Busy() || p.Ever() {
+		t.Fatalf("%q, busy %v", r.events, p.Busy())
+	}
+}
+
+// A paste event that comes while a read is under way is answered when
+// the read is over, with its own password; one that comes in part (its
+// OK lost) cannot be answered, and turns the mode off.
+func TestEventsQueue(t *testing.T) {
+	var r rec
+	p := newOn(t, &r)
+	packets(t, p, epoch, event(pw, "image/png", false)...)
+	packets(t, p, epoch, reply("pbwrap-1", "image/png", pngHead)[:2]...)
+	packets(t, p, epoch, event("QUJD", "text/plain", true)...)
+	if len(r.events) != 2 || !p.Busy() {
+		t.Fatalf("a second read while the first is under way: %q", r.events)
+	}
+	packets(t, p, epoch, reply("pbwrap-1", "image/png", pngHead)[2:]...)
+	if len(r.events) != 4 || !strings.Contains(r.events[3], "id=pbwrap-2:loc=primary:") || !strings.Contains(r.events[3], ":pw=QUJD;") {
+		t.Fatalf("the second event's read: %q", r.events)
+	}
+	packets(t, p, epoch, reply("pbwrap-2", "text/plain", "x")...)
+	if p.Busy() || !p.On() {
+		t.Fatalf("after both: busy %v, on %v", p.Busy(), p.On())
+	}
+	r.events = nil
+	packets(t, p, epoch, event(pw, "image/png", false)[1:]...)
+	if n := len(r.events); n != 2 || !strings.Contains(r.events[1], "a paste event from the terminal came in part") || p.On() {
+		t.Fatalf("an event in part: %q", r.events)
+	}
+}
+
+// Fail, for an image found not to be whole after its read, turns the
+// mode off and types the note, as a failure during a read does.
+func TestFailAfterRead(t *testing.T) {
+	var r rec
+	p := newOn(t, &r)
+	p.Fail("the clipboard image is not a whole, valid PNG (bytes after IEND)")
+	if len(r.events) != 2 || r.events[0] != `terminal "\x1b[?5522l"` || p.On() || !p.Ever() || p.Reason() == "" {
+		t.Fatalf("%q", r.events)
 	}
 }
 
@@ -217,7 +270,21 @@ func TestIgnored(t *testing.T) {
 	if got := strings.Join(r.events[1:], " | "); got != "image start gif convert=false | image end 6" {
 		t.Fatalf("got %q", got)
 	}
-	if got := string(p.Disable()); got != kittyclip.ModeOff || p.Disable() != nil {
-		t.Fatalf("Disable = %q", got)
+}
+
+// Input from the terminal while an event or its read is under way keeps
+// it from timing out: the reply comes after it.
+func TestHeardKeepsEventOpen(t *testing.T) {
+	var r rec
+	p := newOn(t, &r)
+	packets(t, p, epoch, event(pw, "image/png", false)[0])
+	p.Heard(epoch.Add(DefaultTimeout - time.Second))
+	p.Flush(epoch.Add(DefaultTimeout))
+	if !p.Busy() || !p.On() {
+		t.Fatalf("the event timed out while the terminal sent: %q", r.events)
+	}
+	p.Flush(epoch.Add(2*DefaultTimeout - time.Second))
+	if p.Busy() || p.On() {
+		t.Fatalf("the event did not time out once the terminal was silent: %q", r.events)
 	}
 }

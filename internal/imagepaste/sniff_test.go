@@ -40,7 +40,7 @@ func TestSniff(t *testing.T) {
 
 // TIFF and BMP come out as PNG with the same pixels; other data and a
 // header that claims too many pixels are refused.
-func TestToPNG(t *testing.T) {
+func TestConvert(t *testing.T) {
 	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
 	img.Set(1, 1, color.RGBA{200, 10, 20, 255})
 	img.Set(0, 0, color.RGBA{1, 2, 3, 255})
@@ -55,7 +55,7 @@ func TestToPNG(t *testing.T) {
 		if f, ok := Sniff(in.Bytes()); !ok || !f.Convert {
 			t.Errorf("%s: Sniff = %+v, %v", name, f, ok)
 		}
-		if err := ToPNG(&out, in.Bytes()); err != nil {
+		if err := Convert(&out, bytes.NewReader(in.Bytes()), int64(in.Len())); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		got, err := png.Decode(&out)
@@ -71,12 +71,12 @@ func TestToPNG(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := ToPNG(&out, []byte("\x89PNG\r\n\x1a\n")); err == nil {
+	if err := Convert(&out, strings.NewReader("\x89PNG\r\n\x1a\n"), 8); err == nil {
 		t.Error("PNG: no error")
 	}
 	// A BMP header stating 100000 x 100000 pixels, with no pixels.
 	huge := []byte("BM\x00\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00\xa0\x86\x01\x00\xa0\x86\x01\x00\x01\x00\x18\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
-	if err := ToPNG(&out, huge); err == nil || !strings.Contains(err.Error(), "more than") {
+	if err := Convert(&out, bytes.NewReader(huge), int64(len(huge))); Reason(err) != "the clipboard image is too large (100000x100000 pixels, 38147 MiB decoded (at most 128 MiB))" {
 		t.Errorf("huge: %v", err)
 	}
 }

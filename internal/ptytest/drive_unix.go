@@ -290,6 +290,16 @@ func (term *Terminal) writeWithin(p []byte, d time.Duration) (int, bool) {
 	return n, false
 }
 
+// WaitInputRead waits until the wrapper has read everything typed so far
+// (the terminal's input queue is empty), failing the test at the
+// Watchdog: what is typed next comes in a read of its own, later.
+func (term *Terminal) WaitInputRead() {
+	term.t.Helper()
+	if !term.inputReadWithin(Watchdog) {
+		term.t.Fatalf("watchdog: the wrapper did not read what was typed")
+	}
+}
+
 // inputReadWithin reports whether the terminal's input queue is empty
 // within d, every byte typed so far read by the process on it.
 func (term *Terminal) inputReadWithin(d time.Duration) bool {

@@ -110,6 +110,36 @@ func (t *Temp) Open() (io.ReadCloser, error) {
 	return readCloser{io.MultiReader(io.NewSectionReader(f, 0, t.written), rest), f}, nil
 }
 
+// A ReaderAtCloser reads a file at any offset, and must be closed.
+type ReaderAtCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// OpenAt returns a reader, at any offset, of what has been written so far,
+// and its size: to check a saved image where it lies, with no copy of it
+// in memory (a decoder seeks about a TIFF). What Write gathered is written
+// to the file first; if that fails, OpenAt fails. The reader keeps working
+// after Discard. The caller must close it.
+func (t *Temp) OpenAt() (ReaderAtCloser, int64, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return nil, 0, fmt.Errorf("store: reopen %s: %w", t.path, errTempDone)
+	}
+	if t.f == nil {
+		return nil, 0, fmt.Errorf("store: reopen %s: %w", t.path, fs.ErrClosed)
+	}
+	if err := t.flushLocked(); err != nil {
+		return nil, 0, err
+	}
+	f, err := dupFile(t.f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: reopen temp: %w", err)
+	}
+	return f, t.written, nil
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer

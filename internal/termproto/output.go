@@ -18,7 +18,11 @@ import (
 //     DEC private mode set, reset, save or restore loses its 2004
 //     parameter, and after anything that may have reset the terminal
 //     (RIS, DECSTR, XTRESTORE) or a mode sequence it drops, the mode is
-//     set again at once;
+//     set again at once, and so are paste events when pbwrap has them on
+//     (ClipMode);
+//   - takes kitty's clipboard paste events (DEC private mode 5522), which
+//     are pbwrap's too, out of every mode sequence the child writes, so
+//     that the child can never turn them on (see keptDEC);
 //   - follows the other modes the child sets, so that the owner of the
 //     terminal can undo exactly those the child left on (AppendReset) and
 //     set them again (AppendRestore);
@@ -83,20 +87,18 @@ type OutputFilter struct {
 	// may change after the first Write.
 	AllowClipboardRead bool
 	EightBit           bool
-	// OwnClipMode takes DEC private mode 5522 (kitty's clipboard paste
-	// events), which pbwrap then owns, out of the child's mode sequences,
-	// as 2004 always is: the child can neither turn the terminal's paste
-	// events on (its reads are dropped, so every paste would be lost) nor
-	// off. It may not change after the first Write.
-	OwnClipMode bool
-
-	z       Tokenizer
-	started bool
-	modes   termModes
-	enabled atomic.Bool  // the child's mode 2004
-	blink   atomic.Int32 // the terminal's answer for mode 12 (see SetCursorBlink)
-	saved   bool         // ... as saved with XTSAVE
-	dropped int
+	// ClipMode, if set, reports whether pbwrap has kitty's paste events
+	// (mode 5522) on at the terminal: wherever bracketed paste is set
+	// again after what may have reset the terminal, so are they (kitty's
+	// RIS and DECSTR turn them off). It is called from Write's goroutine.
+	ClipMode func() bool
+	z        Tokenizer
+	started  bool
+	modes    termModes
+	enabled  atomic.Bool  // the child's mode 2004
+	blink    atomic.Int32 // the terminal's answer for mode 12 (see SetCursorBlink)
+	saved    bool         // ... as saved with XTSAVE
+	dropped  int
 
 	// The sequence held: the bytes of it that are out of the output (from
 	// earlier Writes, or moved out of this one), and from, the index in
@@ -113,10 +115,13 @@ type OutputFilter struct {
 	// the next byte it may be a C1 control.
 	lead    bool
 	leadBuf []byte
-	str     strMode
-	clip    clipHeader
-	strC1   bool // the string was introduced by a C1 control
-	str52   bool // the string is an OSC 52 that passes
+	// need is how many more bytes the terminal expects of the UTF-8
+	// character the output passed so far ends in (see Boundary).
+	need  int
+	str   strMode
+	clip  clipHeader
+	strC1 bool // the string was introduced by a C1 control
+	str52 bool // the string is an OSC 52 that passes
 
 	buf, scratch []byte
 }
@@ -165,6 +170,7 @@ func (f *OutputFilter) write(p []byte, last bool) []byte {
 	}
 	if f.Idle() && plainText(p) {
 		f.z.skipText(p)
+		f.passed(p)
 		return p
 	}
 	// A C2 that ends the input may start a C1 control with the next byte:
@@ -210,7 +216,81 @@ func (f *OutputFilter) write(p []byte, last bool) []byte {
 		f.move(&o, len(p))
 	}
 	f.buf = o.buf[:0]
-	return o.result(len(p))
+	out := o.result(len(p))
+	f.passed(out)
+	return out
+}
+
+// passed follows where the output the filter passes, p, leaves the
+// terminal's UTF-8 decoding: in the middle of a character, or not (see
+// Boundary). Only the last four bytes matter, unless p is shorter.
+func (f *OutputFilter) passed(p []byte) {
+	if f.EightBit || len(p) == 0 {
+		return
+	}
+	f.need = utf8Need(f.need, p)
+}
+
+// utf8Need returns how many more bytes a UTF-8 character under way needs
+// after p, when need were needed before it: the last byte of p that does
+// not continue a character (0x80 to 0xBF) starts one of some length, or
+// ends any (ASCII, a control, a byte no character starts with).
+func utf8Need(need int, p []byte) int {
+	for i := len(p) - 1; i >= max(0, len(p)-4); i-- {
+		c := p[i]
+		if c&0xc0 == 0x80 {
+			continue
+		}
+		var size int
+		switch {
+		case c >= 0xc2 && c <= 0xdf:
+			size = 2
+		case c >= 0xe0 && c <= 0xef:
+			size = 3
+		case c >= 0xf0 && c <= 0xf4:
+			size = 4
+		default:
+			return 0
+		}
+		return max(0, size-(len(p)-i))
+	}
+	if len(p) < 4 && len(p) < need {
+		return need - len(p) // Continuation bytes only, of a character begun before.
+	}
+	return 0
+}
+
+// Boundary reports whether bytes written to the terminal now, before what
+// the filter passes next, are read by the terminal as text and sequences
+// of their own: the output passed so far stands in no control string
+// passed in part (kitty reads one on until ST or BEL, whatever comes, and
+// would take them for the string's contents), and not in the middle of a
+// UTF-8 character (libvterm takes the ESC after a character cut short for
+// part of it). A sequence the filter holds back has not reached the
+// terminal: it is no obstacle.
+func (f *OutputFilter) Boundary() bool { return !f.passingString() && f.need == 0 }
+
+// passingString reports whether the output stands in a control string
+// that has passed in part.
+func (f *OutputFilter) passingString() bool {
+	return f.z.InString() && f.str == strPass && !f.holding
+}
+
+// AppendBoundary appends to dst what brings the terminal to a boundary
+// (see Boundary) now, ending what the child left unfinished: ST for a
+// control string, whose rest is then dropped as it comes (every terminal
+// ends a string at ST), or NUL after a character cut short (which every
+// terminal ignores, and which ends the character in libvterm). At a
+// boundary it appends nothing.
+func (f *OutputFilter) AppendBoundary(dst []byte) []byte {
+	switch {
+	case f.passingString():
+		dst = f.endString(dst)
+	case f.need > 0:
+		dst = append(dst, 0)
+	}
+	f.need = 0
+	return dst
 }
 
 // Idle reports whether the filter is between sequences with nothing held:
@@ -250,15 +330,16 @@ func (f *OutputFilter) Close() []byte {
 
 // AppendReset appends to dst what undoes, at the terminal, the modes the
 // child has on, and nothing for a child that left them as they were:
-// first the ST that ends a control string the child left open (the rest of
-// it is dropped as it comes), then the kitty keyboard stack of the screen
+// first what brings the terminal to a boundary (AppendBoundary: the ST
+// that ends a control string the child left open, whose rest is dropped
+// as it comes, or a NUL after a character it cut short), then the kitty keyboard stack of the screen
 // shown emptied, the alternate screen left, the main screen's stack
 // emptied and, if the alternate screen's stack was left with entries, that
 // screen entered and left to empty it; then the other modes back to their
 // defaults; last a synchronized update is ended, so that the terminal shows
 // the result at once. Bracketed paste is not among them: it is pbwrap's.
 func (f *OutputFilter) AppendReset(dst []byte) []byte {
-	dst = f.endString(dst)
+	dst = f.AppendBoundary(dst)
 	return f.modes.appendReset(dst, byte(f.blink.Load()))
 }
 
@@ -399,6 +480,18 @@ var (
 	reset     = verdict{after: enablePaste}
 )
 
+// after is what is written after a sequence whose verdict says a: with
+// bracketed paste set again, paste events too if pbwrap has them on.
+func (f *OutputFilter) after(a string) []byte {
+	if a == enablePaste && f.ClipMode != nil && f.ClipMode() {
+		return []byte(enablePaste + enableClip)
+	}
+	return []byte(a)
+}
+
+// enableClip is what turns kitty's paste events on at the terminal.
+const enableClip = "\x1b[?5522h"
+
 // dispatch acts on the sequence the tokenizer has just ended at j, held
 // from f.from (and f.held).
 func (f *OutputFilter) dispatch(o *output, j int) {
@@ -425,7 +518,7 @@ func (f *OutputFilter) dispatch(o *output, j int) {
 		f.passHeld(o, j, f.z.Seq.C1)
 	}
 	if v.after != "" {
-		o.replace(j, j, []byte(v.after))
+		o.replace(j, j, f.after(v.after))
 	}
 }
 
@@ -440,7 +533,7 @@ func (f *OutputFilter) dispatchWhole(o *output, i, j int) {
 		o.replace(i, j, v.form)
 	}
 	if v.after != "" {
-		o.replace(j, j, []byte(v.after))
+		o.replace(j, j, f.after(v.after))
 	}
 }
 
@@ -654,9 +747,6 @@ func (f *OutputFilter) decModes(s *Seq) verdict {
 		return dropReset // Which modes it saves or restores differs.
 	}
 	kept := keptDEC
-	if f.OwnClipMode {
-		kept = keptDECOwnClip
-	}
 	for _, n := range s.Params[:s.NParams] {
 		if !kept(n, final) {
 			if n == 2004 {
@@ -685,12 +775,16 @@ func (f *OutputFilter) decModes(s *Seq) verdict {
 }
 
 // keptDEC reports whether the DEC mode n stays in a sequence ended by
-// final: not bracketed paste, which is pbwrap's, nor the modes that change
-// what a paste delivers (xterm's 2005 and 2006), nor VT52 mode, nor a
-// number no mode has.
+// final: not bracketed paste nor kitty's clipboard paste events (5522),
+// which are pbwrap's, nor the modes that change what a paste delivers
+// (xterm's 2005 and 2006), nor VT52 mode, nor a number no mode has. With
+// paste events on, the terminal sends a paste event in place of every
+// paste, and only pbwrap answers them (the child's reads are dropped):
+// a child that turned them on would lose every paste, and see the
+// events' one-time passwords.
 func keptDEC(n int, final byte) bool {
 	switch {
-	case n < 0 || n > maxModeNumber, n == 2004:
+	case n < 0 || n > maxModeNumber, n == 2004, n == clipMode:
 		return false
 	case n == 2 && final == modeReset:
 		return false
@@ -700,8 +794,8 @@ func keptDEC(n int, final byte) bool {
 	return true
 }
 
-// keptDECOwnClip is keptDEC with OwnClipMode: mode 5522 is pbwrap's too.
-func keptDECOwnClip(n int, final byte) bool { return n != 5522 && keptDEC(n, final) }
+// clipMode is kitty's DEC private mode for clipboard paste events.
+const clipMode = 5522
 
 // keptANSI reports whether the ANSI mode n stays in a sequence: kitty
 // keeps its DEC modes as their number times 32, which an ANSI mode of 32

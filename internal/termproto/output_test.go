@@ -128,7 +128,7 @@ var outputTests = []struct {
 		restore: "\x1b[?9h\x1b[?1001h\x1b[?1002h\x1b[?1003h\x1b[?1005h\x1b[?1015h\x1b[?1016h"},
 	{name: "focus", in: "\x1b[?1004h", out: same, reset: "\x1b[?1004l", restore: "\x1b[?1004h"},
 	{name: "reports", in: "\x1b[?2031h\x1b[?2048h", out: same, reset: "\x1b[?2031l\x1b[?2048l", restore: "\x1b[?2031h\x1b[?2048h"},
-	{name: "kitty clipboard mode", in: "\x1b[?5522h", out: same, reset: "\x1b[?5522l", restore: "\x1b[?5522h"},
+	{name: "kitty clipboard mode", in: "\x1b[?5522h", out: ""},
 	{name: "key encodings", in: "\x1b[?9001h\x1b[?7727h\x1b[?1051h\x1b[?1061h", out: same,
 		reset: "\x1b[?9001l\x1b[?7727l\x1b[?1051l\x1b[?1061l", restore: "\x1b[?9001h\x1b[?7727h\x1b[?1051h\x1b[?1061h"},
 	{name: "cursor hidden", in: "\x1b[?25l", out: same, reset: "\x1b[?25h", restore: "\x1b[?25l"},
@@ -565,37 +565,50 @@ func TestOutputFilterCursorBlink(t *testing.T) {
 	}
 }
 
-// With OwnClipMode the child's mode 5522 never reaches the terminal, in
-// any sequence and at any split, and no reset is owed for it; without,
-// it passes.
-func TestOutputFilterOwnClipMode(t *testing.T) {
-	for _, tt := range []struct {
-		in, own, not string
-	}{
-		{"a\x1b[?5522hb", "ab", "a\x1b[?5522hb"},
-		{"\x1b[?5522l", "", "\x1b[?5522l"},
-		{"\x1b[?1049;5522;2004h", "\x1b[?1049h", "\x1b[?1049;5522h"},
-		{"\x1b[?25;5522l", "\x1b[?25l", "\x1b[?25;5522l"},
+// The child's mode 5522 (kitty's paste events) never reaches the
+// terminal, in any sequence (set, reset, save, restore, combined with
+// other modes) and at any split, and no reset is owed for it: the mode is
+// pbwrap's, whether image paste is on or off.
+func TestOutputFilterTakesClipMode(t *testing.T) {
+	for _, tt := range []struct{ in, out string }{
+		{"a\x1b[?5522hb", "ab"},
+		{"\x1b[?5522l", ""},
+		{"\x1b[?1049;5522;2004h", "\x1b[?1049h"},
+		{"\x1b[?25;5522l", "\x1b[?25l"},
+		{"\x1b[?05522h", ""},
+		{"\x1b[?5522;5522h\x1b[?5522s\x1b[?5522r", "\x1b[?2004h"},
+		{"\x1b[?1;5522;1000h", "\x1b[?1;1000h"},
 	} {
-		for _, own := range []bool{true, false} {
-			want := tt.not
-			if own {
-				want = tt.own
+		for n := 1; n <= len(tt.in); n++ {
+			f := &OutputFilter{}
+			var out []byte
+			for rest := tt.in; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+				out = append(out, f.Write([]byte(rest[:min(n, len(rest))]))...)
 			}
-			for n := 1; n <= len(tt.in); n++ {
-				f := &OutputFilter{OwnClipMode: own}
-				var out []byte
-				for rest := tt.in; len(rest) > 0; rest = rest[min(n, len(rest)):] {
-					out = append(out, f.Write([]byte(rest[:min(n, len(rest))]))...)
-				}
-				out = append(out, f.Close()...)
-				if string(out) != want {
-					t.Errorf("%q, own %v, writes of %d: %q, want %q", tt.in, own, n, out, want)
-				}
-				if reset := string(f.AppendReset(nil)); own && strings.Contains(reset, "5522") {
-					t.Errorf("%q, own %v: reset %q", tt.in, own, reset)
-				}
+			out = append(out, f.Close()...)
+			if string(out) != tt.out {
+				t.Errorf("%q, writes of %d: %q, want %q", tt.in, n, out, tt.out)
 			}
+			if reset := string(f.AppendReset(nil)); strings.Contains(reset, "5522") {
+				t.Errorf("%q: reset %q", tt.in, reset)
+			}
+		}
+	}
+}
+
+// With ClipMode on, paste events are set again wherever bracketed paste
+// is, after what may have reset the terminal: kitty's RIS and DECSTR turn
+// them off.
+func TestOutputFilterClipModeAfterReset(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		f := &OutputFilter{ClipMode: func() bool { return on }}
+		out := string(f.Write([]byte("a\x1bcb\x1b[!pc")))
+		want := "a\x1bc\x1b[?2004hb\x1b[!p\x1b[?2004hc"
+		if on {
+			want = "a\x1bc\x1b[?2004h\x1b[?5522hb\x1b[!p\x1b[?2004h\x1b[?5522hc"
+		}
+		if out != want {
+			t.Errorf("on %v: %q, want %q", on, out, want)
 		}
 	}
 }

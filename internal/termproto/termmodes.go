@@ -44,7 +44,6 @@ var decModes = [...]decMode{
 	{1004, modeSet}, // focus events
 	{2031, modeSet}, // colour scheme reports
 	{2048, modeSet}, // in-band resize reports
-	{5522, modeSet}, // kitty's clipboard paste events
 	{9001, modeSet}, // win32-input-mode (Windows Terminal)
 	{7727, modeSet}, // application escape key (mintty)
 	{1050, modeSet}, // termcap function keys (xterm)
@@ -98,42 +97,40 @@ func decIndex(n int) int {
 		return 10
 	case 2048:
 		return 11
-	case 5522:
-		return 12
 	case 9001:
-		return 13
+		return 12
 	case 7727:
-		return 14
+		return 13
 	case 1050, 1051, 1052, 1053:
-		return 15 + n - 1050
+		return 14 + n - 1050
 	case 1060, 1061:
-		return 19 + n - 1060
+		return 18 + n - 1060
 	case 2001, 2002, 2003:
-		return 21 + n - 2001
+		return 20 + n - 2001
 	case 5:
-		return 24
+		return 23
 	case 8:
-		return 25
+		return 24
 	case 1:
-		return 26
+		return 25
 	case 66:
-		return 27
+		return 26
 	case 3:
-		return 28
+		return 27
 	case 6:
-		return 29
+		return 28
 	case 69:
-		return 30
+		return 29
 	case 45:
-		return 31
+		return 30
 	case 7:
-		return 32
+		return 31
 	case 12:
-		return 33
+		return 32
 	case 25:
-		return 34
+		return 33
 	case syncMode:
-		return 35
+		return 34
 	}
 	return -1
 }
@@ -493,7 +490,8 @@ func appendANSI(dst []byte, n int, final byte) []byte {
 // the kitty keyboard stacks of both screens emptied, the alternate screen
 // left (1047: without the cursor restore of 1049, which would move the
 // cursor of a terminal that was not on it), then the other modes as
-// AppendReset writes them, and bracketed paste off.
+// AppendReset writes them, and bracketed paste and kitty's clipboard
+// paste events off.
 func AppendFullReset(dst []byte) []byte {
 	dst = appendKittyPop(dst, kittyPopAll)
 	dst = appendDEC(dst, 1047, modeReset)
@@ -522,6 +520,7 @@ func AppendFullReset(dst []byte) []byte {
 		dst = strconv.AppendInt(append(dst, "\x1b]"...), int64(c[1]), 10)
 		dst = append(dst, stringTerminator...)
 	}
+	dst = appendDEC(dst, clipMode, modeReset) // pbwrap's own, as 2004 is.
 	dst = appendDEC(dst, 2004, modeReset)
 	return appendDEC(dst, syncMode, modeReset)
 }

@@ -36,7 +36,9 @@ var ErrUnavailable = errors.New("terminal emulator not installed (scripts/test i
 // A Snapshot is every mode a terminal keeps, by name: "dec1049"-style names
 // for DEC private modes, "ansi4" for ANSI modes, and a few others (mouse,
 // mouseEncoding, altScreen, cursorStyle, cursorBlink, scrollRegion, glevel,
-// charsets). Values are as the emulator holds them.
+// charsets). Values are as the emulator holds them; "dec5522", kitty's
+// paste events, which xterm.js does not have, is what its parser read of
+// the mode sequences last.
 type Snapshot map[string]any
 
 // A Result is what the emulator made of one stream: a new terminal's modes

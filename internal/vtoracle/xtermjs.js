@@ -31,6 +31,16 @@ function newTerminal() {
     if (data.split(';')[0].split(':').includes('type=read')) seen.reads++; // Its metadata.
     return false;
   });
+  // Mode 5522 (kitty's paste events), which xterm.js does not have: its
+  // parser still reads the sequence, and the oracle keeps the mode.
+  seen.clipMode = false;
+  for (const final of ['h', 'l']) {
+    term.parser.registerCsiHandler({ prefix: '?', final }, (params) => {
+      if (params.some((p) => p === 5522)) seen.clipMode = final === 'h';
+      return false;
+    });
+  }
+  term._pbwrapSeen = seen;
   return { term, seen };
 }
 
@@ -64,6 +74,7 @@ function snapshot(term) {
     'scrollRegion': buf.scrollTop + '-' + buf.scrollBottom,
     'glevel': cset.glevel,
     'charsets': [0, 1, 2, 3].map((g) => (cset._charsets[g] ? 'other' + Object.keys(cset._charsets[g]).length : 'B')).join(','),
+    'dec5522': term._pbwrapSeen ? term._pbwrapSeen.clipMode : false,
   };
 }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package imagepaste
+
+const raceEnabled = false
