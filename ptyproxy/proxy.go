@@ -15,9 +15,9 @@
 // sends, so Ctrl-Z could never suspend a program that relies on the default
 // action.
 //
-// Each direction is one goroutine that reads, filters and writes, with no
-// hand-off, through Go's poller wherever the system's poller takes the
-// descriptor: the same code on Linux, macOS and FreeBSD (see relay).
+// Each direction is one goroutine that waits for its source in the kernel
+// (poll or select) on its own thread, then reads, filters and writes, with
+// no hand-off: the same code on Linux, macOS and FreeBSD (see relay).
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.

@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
@@ -28,21 +28,18 @@ var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, sys
 // (term_unix.go), job control (jobs_unix.go), the copying both ways
 // (relay_unix.go) and how each direction starts and ends (pumps_unix.go).
 type session struct {
-	cfg    Config
-	master *os.File
-	shim   int // pid of the session process
-	child  atomic.Int64
-	saved  *term.State
-	in     *pump
-	out    *pump
+	cfg   Config
+	pty   *port // the PTY's master side: the output pump reads it, the input pump writes it
+	shim  int   // pid of the session process
+	child atomic.Int64
+	saved *term.State
+	in    *pump
+	out   *pump
 
-	// own is pbwrap's own descriptor of the terminal (see ownTerminal), or
-	// nil; inSrc reads the terminal (own or standard input) and outSrc the
-	// PTY; the output pump writes own or standard output, the input pump
-	// the PTY.
-	own    *os.File
-	inSrc  *endpoint
-	outSrc *endpoint
+	// The terminal, as the input pump reads it (tin) and the output pump
+	// writes it (tout): one port on pbwrap's own description of it (see
+	// ownTerminal), or standard input and standard output.
+	tin, tout *port
 
 	mu  sync.Mutex // guards raw
 	raw bool       // the terminal is taken: TerminalSetup written, raw mode asked for
@@ -71,6 +68,9 @@ func Run(cfg Config) (int, error) {
 		return 0, ErrNotTerminal
 	}
 	defer startTrace()()
+	if runtime.GOMAXPROCS(0) < minProcs {
+		runtime.GOMAXPROCS(minProcs) // See relay's "Hot waits".
+	}
 	sigc := make(chan os.Signal, 16)
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
@@ -80,7 +80,7 @@ func Run(cfg Config) (int, error) {
 		return 0, err
 	}
 	defer s.closeMaster()
-	defer s.closeOwn() // After giveBack, which may write through it.
+	defer s.closeTerminal() // After giveBack, which writes through it.
 	active.Store(s)
 	defer active.Store(nil)
 	// Raw mode before the command starts: a key typed at once (Ctrl-Z)
@@ -95,6 +95,12 @@ func Run(cfg Config) (int, error) {
 	ignoreTTIN()
 	return s.run(sigc), nil
 }
+
+// minProcs is the fewest Ps a session runs with: one for each direction
+// of the relay waiting in a system call, one for the rest, and one that
+// the runtime's monitor sees idle (see relay, "Hot waits"). The relay
+// uses little CPU whatever the number; a P is not a thread.
+const minProcs = 4
 
 // startTrace starts tracing the run, and returns what stops it. It does
 // nothing unless the build tag pbwrap_trace is set (see trace_unix.go).
@@ -124,82 +130,120 @@ func open(cfg Config) (*session, *os.File, error) {
 		return nil, nil, fmt.Errorf("read terminal state: %w", err)
 	}
 	s.saved = saved
-	tty, err := s.openPTY()
-	if err != nil {
+	s.in = newPump("input", cfg.Input, nil, s.cfg.Logf)
+	s.in.src = &source{queued: inputQueued}
+	s.out = newPump("output", cfg.Output, nil, s.cfg.Logf)
+	if err := s.openTerminal(); err != nil {
 		return nil, nil, err
 	}
-	s.own = ownTerminal()
-	stdin, stdout := os.Stdin, os.Stdout
-	if s.own != nil {
-		stdin, stdout = s.own, s.own
+	tty, err := s.openPTY()
+	if err != nil {
+		s.closeTerminal()
+		return nil, nil, err
 	}
-	s.out = newPump("output", cfg.Output, stdout, s.cfg.Logf)
-	s.in = newPump("input", cfg.Input, s.master, s.cfg.Logf)
+	s.in.w, s.out.w = s.pty, s.tout
 	if t, ok := cfg.Input.(Teller); ok {
 		t.SetTell(s.out.writeFrom)
 	}
-	s.in.src = &source{queued: inputQueued}
-	s.inSrc = newEndpoint(stdin, &s.in.src.taken)
-	s.outSrc = newEndpoint(s.master, &s.outFlight)
 	return s, tty, nil
 }
 
+// openTerminal opens the ports of the terminal: one on a file description
+// of pbwrap's own (see ownTerminal), non-blocking, so that a wait to
+// write to it can end when the session closes it, and making it so
+// changes nothing for the shell that shares standard input and output;
+// or, where there is none, one each on standard input and output as they
+// are, blocking or not as the shell left them.
+func (s *session) openTerminal() error {
+	if fd, ok := ownTerminal(); ok {
+		p, err := newPort(fd, terminalPath, true, &s.in.src.taken)
+		if err != nil {
+			_ = unix.Close(fd)
+			return err
+		}
+		s.tin, s.tout = p, p
+		return nil
+	}
+	in, err := dupPort(0, "standard input", &s.in.src.taken)
+	if err != nil {
+		return err
+	}
+	out, err := dupPort(1, "standard output", nil)
+	if err != nil {
+		in.close()
+		return err
+	}
+	s.tin, s.tout = in, out
+	return nil
+}
+
+// dupPort returns a port on a duplicate of descriptor fd, as it is.
+func dupPort(fd int, name string, held *atomic.Bool) (*port, error) {
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "dup", Path: name, Err: err}
+	}
+	p, err := newPort(dup, name, false, held)
+	if err != nil {
+		_ = unix.Close(dup)
+	}
+	return p, err
+}
+
 // ownTerminal opens the terminal on standard input and output anew (see
-// terminalPath), in Go's poller, so that the pumps wait for it without a
-// thread blocked in the kernel; a file description of pbwrap's own, so
-// that making it non-blocking changes nothing for the shell that shares
-// standard input and output. It returns nil, and the pumps use standard
-// input and output, blocking, when the terminal cannot be opened so, or
-// standard input and output are not the same terminal, or standard input
-// is a PTY's master side (see isPTYMaster).
-func ownTerminal() *os.File {
+// terminalPath): a file description of pbwrap's own, close-on-exec. It
+// reports false when the terminal cannot be opened so, or standard input
+// and output are not the same terminal, or standard input is a PTY's
+// master side (see isPTYMaster).
+func ownTerminal() (int, bool) {
 	if isPTYMaster(0) {
-		return nil
+		return -1, false
 	}
-	f, err := os.OpenFile(terminalPath, os.O_RDWR|syscall.O_NOCTTY, 0)
+	fd, err := unix.Open(terminalPath, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		return -1, false
 	}
-	if f.SetReadDeadline(time.Time{}) != nil || !sameTerminal(f, 0) || !sameTerminal(f, 1) {
-		_ = f.Close() // Best effort.
-		return nil
+	if !sameTerminal(fd, 0) || !sameTerminal(fd, 1) {
+		_ = unix.Close(fd) // Best effort.
+		return -1, false
 	}
-	return f
+	return fd, true
 }
 
-// sameTerminal reports whether f is the device open on descriptor fd.
-func sameTerminal(f *os.File, fd int) bool {
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	var other unix.Stat_t
-	return ok && unix.Fstat(fd, &other) == nil && uint64(st.Rdev) == uint64(other.Rdev) && st.Rdev != 0
+// sameTerminal reports whether fd is the device open on descriptor other.
+func sameTerminal(fd, other int) bool {
+	var a, b unix.Stat_t
+	return unix.Fstat(fd, &a) == nil && unix.Fstat(other, &b) == nil && a.Rdev == b.Rdev && a.Rdev != 0 && a.Mode&unix.S_IFMT == unix.S_IFCHR
 }
 
-// closeOwn closes pbwrap's own descriptor of the terminal, which ends the
-// input pump's read (see pumpInput).
-func (s *session) closeOwn() {
-	if s.own != nil {
-		_ = s.own.Close() // Best effort.
+// closeTerminal closes the terminal's ports, which ends the input pump's
+// read (see pumpInput).
+func (s *session) closeTerminal() {
+	if s.tin != nil {
+		s.tin.close()
+		s.tout.close()
 	}
 }
 
-// closeMaster closes the PTY's master side, which hangs up the command.
+// closeMaster closes the PTY's master side, which hangs up the command
+// and ends the output pump's read.
 func (s *session) closeMaster() {
-	_ = s.master.Close() // Best effort.
+	s.pty.close()
 }
 
 // openPTY opens the PTY with the terminal's line settings and size, and
 // returns its slave side.
 func (s *session) openPTY() (*os.File, error) {
-	// The master is in Go's poller, as the terminal is (see endpoint).
-	master, tty, err := ptyio.OpenPTY()
+	fd, name, tty, err := ptyio.OpenPTYFd()
 	if err != nil {
 		return nil, err
 	}
-	s.master = master
+	s.pty, err = newPort(fd, name, true, &s.outFlight)
+	if err != nil {
+		_ = unix.Close(fd)
+		tty.Close()
+		return nil, err
+	}
 	// The command sees the user's own line settings (erase character,
 	// IUTF8, ...) and size, as it would without pbwrap.
 	if tio, err := ptyio.GetTermios(os.Stdin); err == nil {
@@ -252,7 +296,7 @@ func readPid(report io.Reader) int {
 func (s *session) run(sigc <-chan os.Signal) int {
 	outDone := make(chan struct{})
 	go s.pumpOutput(outDone) // Ends at EOF or EIO from the master; see drain.
-	go s.pumpInput()         // Ends with the input, at the latest when Run closes own; never joined (it may read standard input, blocking, for good).
+	go s.pumpInput()         // Ends with the input, at the latest when Run closes the terminal's port.
 	waits := make(chan ptyio.WaitState)
 	go s.wait(waits) // Ends when the session process has ended.
 	return s.loop(sigc, waits, outDone)
