@@ -167,9 +167,8 @@ func (e *ExecError) Unwrap() error { return e.Err }
 
 // ShimArg, as the first argument, makes the program act as the session
 // process of a wrapped run instead of parsing its command line: main must
-// hand the remaining arguments to RunShim before anything else, since Run
-// starts the session process by running the program's own executable
-// again with ShimArg.
+// call RunShim before anything else, since Start starts the session
+// process by running the program's own executable again with ShimArg.
 const ShimArg = "__pbwrap-session"
 
 // ErrNotTerminal is returned by Run when standard input or output is not a

@@ -4,6 +4,7 @@ package ptyproxy
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,25 +58,29 @@ type session struct {
 // returns its exit status: the command's own, or 128+N when it died of
 // signal N. Standard input and output must be a terminal (ErrNotTerminal
 // otherwise). The terminal is restored before Run returns, and also if any
-// goroutine of the session panics.
-//
-// Run starts the command through a session process: the program's own
-// executable run again with ShimArg as its first argument. The program's
-// main must therefore dispatch ShimArg to RunShim before anything else,
-// flags included; otherwise the command never starts.
+// goroutine of the session panics. It is Start, then the Pending's Run.
 func Run(cfg Config) (int, error) {
-	if !term.IsTerminal(0) || !term.IsTerminal(1) {
-		return 0, ErrNotTerminal
+	p, err := Start()
+	if err != nil {
+		return 0, err
 	}
+	return p.Run(cfg)
+}
+
+// Run runs cfg's command through the session process that Start began,
+// as the package's Run does. It may be called once.
+func (p *Pending) Run(cfg Config) (int, error) {
+	if p.run {
+		return 0, errors.New("ptyproxy: Run of a run already run or closed")
+	}
+	p.run = true
+	defer p.abandon() // Whatever the session has not taken over.
 	defer startTrace()()
-	if runtime.GOMAXPROCS(0) < minProcs {
-		runtime.GOMAXPROCS(minProcs) // See relay's "Hot waits".
-	}
 	sigc := make(chan os.Signal, 16)
 	signal.Notify(sigc, append([]os.Signal{syscall.SIGWINCH, syscall.SIGCONT}, forwarded...)...)
 	defer signal.Stop(sigc)
 
-	s, tty, err := open(cfg)
+	s, err := open(cfg, p)
 	if err != nil {
 		return 0, err
 	}
@@ -83,17 +88,33 @@ func Run(cfg Config) (int, error) {
 	defer s.closeTerminal() // After giveBack, which writes through it.
 	active.Store(s)
 	defer active.Store(nil)
+	if err := p.awaitSpawn(); err != nil {
+		return 0, fmt.Errorf("start %s: %w", cfg.Path, err)
+	}
+	s.shim = p.pid
 	// Raw mode before the command starts: a key typed at once (Ctrl-Z)
 	// is the command's, not a signal to pbwrap from the cooked terminal.
 	defer s.giveBack()
 	s.takeOver(nil)
-	err = s.startShim(tty)
-	tty.Close()
+	pid, err := p.sendCommand(s.cfg, setProcs)
+	p.closePTY() // pbwrap's own copy of the slave side: the command has it.
 	if err != nil {
 		return 0, err
 	}
+	s.child.Store(int64(pid))
+	p.handed = true // The session waits for the session process.
 	ignoreTTIN()
 	return s.run(sigc), nil
+}
+
+// setProcs makes GOMAXPROCS at least minProcs. It stops the world, which
+// takes a while when the machine is loaded (the other P's thread must get
+// a CPU to stop): Run calls it while the session process starts the
+// command.
+func setProcs() {
+	if runtime.GOMAXPROCS(0) < minProcs {
+		runtime.GOMAXPROCS(minProcs) // See relay's "Hot waits".
+	}
 }
 
 // minProcs is the fewest Ps a session runs with: one for each direction
@@ -118,34 +139,33 @@ var startTrace = func() func() { return func() {} }
 // reading when Run returns.
 func ignoreTTIN() { signal.Ignore(syscall.SIGTTIN) }
 
-// open saves the terminal's state and opens the session's PTY; it returns
-// the PTY's slave side for startShim. It must run before raw mode.
-func open(cfg Config) (*session, *os.File, error) {
+// open saves the terminal's state, opens the terminal's ports and sets
+// up the PTY that Start opened. It must run before raw mode.
+func open(cfg Config, p *Pending) (*session, error) {
 	s := &session{cfg: cfg, inputWake: make(chan struct{}, 1)}
 	if s.cfg.Logf == nil {
 		s.cfg.Logf = func(string, ...any) {}
 	}
 	saved, err := term.GetState(0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read terminal state: %w", err)
+		return nil, fmt.Errorf("read terminal state: %w", err)
 	}
 	s.saved = saved
 	s.in = newPump("input", cfg.Input, nil, s.cfg.Logf)
 	s.in.src = &source{queued: inputQueued}
 	s.out = newPump("output", cfg.Output, nil, s.cfg.Logf)
 	if err := s.openTerminal(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	tty, err := s.openPTY()
-	if err != nil {
+	if err := s.openPTY(p); err != nil {
 		s.closeTerminal()
-		return nil, nil, err
+		return nil, err
 	}
 	s.in.w, s.out.w = s.pty, s.tout
 	if t, ok := cfg.Input.(Teller); ok {
 		t.SetTell(s.out.writeFrom)
 	}
-	return s, tty, nil
+	return s, nil
 }
 
 // openTerminal opens the ports of the terminal: one on a file description
@@ -231,54 +251,24 @@ func (s *session) closeMaster() {
 	s.pty.close()
 }
 
-// openPTY opens the PTY with the terminal's line settings and size, and
-// returns its slave side.
-func (s *session) openPTY() (*os.File, error) {
-	fd, name, tty, err := ptyio.OpenPTYFd()
-	if err != nil {
-		return nil, err
-	}
-	s.pty, err = newPort(fd, name, true, &s.outFlight)
+// openPTY gives the PTY that Start opened the terminal's line settings
+// and size, and a port on its master side.
+func (s *session) openPTY(p *Pending) error {
+	fd, name := p.takeMaster()
+	port, err := newPort(fd, name, true, &s.outFlight)
 	if err != nil {
 		_ = unix.Close(fd)
-		tty.Close()
-		return nil, err
+		return err
 	}
+	s.pty = port
 	// The command sees the user's own line settings (erase character,
 	// IUTF8, ...) and size, as it would without pbwrap.
 	if tio, err := ptyio.GetTermios(os.Stdin); err == nil {
-		if err := ptyio.SetTermios(tty, tio); err != nil {
+		if err := ptyio.SetTermios(p.slave, tio); err != nil {
 			s.cfg.Logf("copy termios to pty: %v", err)
 		}
 	}
 	s.syncSize(false)
-	return tty, nil
-}
-
-// startShim starts the session process on the PTY's slave side tty; it
-// starts the command and reports its pid.
-func (s *session) startShim(tty *os.File) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("start %s: find own executable: %w", s.cfg.Path, err)
-	}
-	report, reportW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("start %s: %w", s.cfg.Path, err)
-	}
-	defer report.Close()
-	// This program again, with ShimArg, leading a new session whose
-	// controlling terminal is tty; "pbwrap" as argv[0] for ps, and for
-	// test binaries that dispatch on it. reportW is its shimReportFd.
-	argv := append([]string{"pbwrap", ShimArg, s.cfg.Path}, s.cfg.Args...)
-	pid, err := spawn(self, argv, s.cfg.Env, []*os.File{tty, tty, tty, reportW},
-		&syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0})
-	reportW.Close()
-	if err != nil {
-		return fmt.Errorf("start %s: %w", s.cfg.Path, err)
-	}
-	s.shim = pid
-	s.child.Store(int64(readPid(report)))
 	return nil
 }
 
