@@ -182,37 +182,40 @@ func testSink(t *testing.T) (*port, *os.File) {
 }
 
 // A read waits until the deadline, and no longer, whether the descriptor
-// is blocking or not; bytes already there come at once; the end of the
-// input is EOF, and a read of a closed port fails with ErrClosed.
+// is blocking or not, and whether it reads first or not; bytes already
+// there come at once; the end of the input is EOF, and a read of a closed
+// port fails with ErrClosed.
 func TestPortReadDeadline(t *testing.T) {
 	for _, blocking := range []bool{false, true} {
-		t.Run(fmt.Sprintf("blocking=%v", blocking), func(t *testing.T) {
-			var held atomic.Bool
-			e, wr := testPipe(t, blocking, &held)
-			buf := make([]byte, 8)
-			if n, err := e.read(buf, time.Now().Add(time.Millisecond)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("read with nothing to read = %d, %v, want the deadline", n, err)
-			}
-			if held.Load() {
-				t.Error("held after a read that took nothing")
-			}
-			wr.Write([]byte("xy"))
-			n, err := e.read(buf, time.Now().Add(ptytest.Watchdog))
-			if err != nil || string(buf[:n]) != "xy" {
-				t.Fatalf("read = %q, %v, want \"xy\"", buf[:n], err)
-			}
-			if !held.Load() {
-				t.Error("bytes read but not held")
-			}
-			wr.Close()
-			if _, err := e.read(buf, time.Time{}); !errors.Is(err, io.EOF) {
-				t.Errorf("read at the end = %v, want EOF", err)
-			}
-			e.close()
-			if _, err := e.read(buf, time.Time{}); !errors.Is(err, os.ErrClosed) {
-				t.Errorf("read of a closed port = %v, want ErrClosed", err)
-			}
-		})
+		for _, first := range []bool{false, true} {
+			t.Run(fmt.Sprintf("blocking=%v,first=%v", blocking, first), func(t *testing.T) {
+				var held atomic.Bool
+				e, wr := testPipe(t, blocking, &held)
+				buf := make([]byte, 8)
+				if n, err := e.read(buf, time.Now().Add(time.Millisecond), first); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("read with nothing to read = %d, %v, want the deadline", n, err)
+				}
+				if held.Load() {
+					t.Error("held after a read that took nothing")
+				}
+				wr.Write([]byte("xy"))
+				n, err := e.read(buf, time.Now().Add(ptytest.Watchdog), first)
+				if err != nil || string(buf[:n]) != "xy" {
+					t.Fatalf("read = %q, %v, want \"xy\"", buf[:n], err)
+				}
+				if !held.Load() {
+					t.Error("bytes read but not held")
+				}
+				wr.Close()
+				if _, err := e.read(buf, time.Time{}, first); !errors.Is(err, io.EOF) {
+					t.Errorf("read at the end = %v, want EOF", err)
+				}
+				e.close()
+				if _, err := e.read(buf, time.Time{}, first); !errors.Is(err, os.ErrClosed) {
+					t.Errorf("read of a closed port = %v, want ErrClosed", err)
+				}
+			})
+		}
 	}
 }
 
@@ -225,7 +228,7 @@ func TestPortCloseEndsWaits(t *testing.T) {
 			sink, _ := testSink(t)
 			ended := make(chan error, 2)
 			go func() { // Ends when the port is closed.
-				_, err := e.read(make([]byte, 8), time.Time{})
+				_, err := e.read(make([]byte, 8), time.Time{}, false)
 				ended <- err
 			}()
 			go func() { // Ends when the port is closed: nothing reads the pipe.
@@ -259,7 +262,7 @@ func TestPortAllocs(t *testing.T) {
 	buf, key := make([]byte, 8), []byte("k")
 	allocs := testing.AllocsPerRun(100, func() {
 		wr.Write(key)
-		in.read(buf, time.Now().Add(time.Second))
+		in.read(buf, time.Now().Add(time.Second), false)
 		out.Write(key)
 		rd.Read(buf)
 	})

@@ -36,23 +36,26 @@ import (
 // too.
 //
 // Hot waits. While a direction is moving bytes (within hotFor of its last
-// chunk), its wait lasts at most hotWait and then the goroutine passes
-// once through the scheduler (runtime.Gosched) before it waits again.
-// That keeps the keystroke path warm at a typist's pace: the Go runtime
-// (proc.go, retake, as of Go 1.26) takes the P from a goroutine that has
-// sat in one system call for 10 ms, or whose P has not been through the
-// scheduler for 10 ms, at its monitor's first look into any system call
-// of it; the thread woken for the next key must then take a P back under
-// the scheduler's lock and wake the monitor from its deep sleep, and the
+// chunk), it passes through the scheduler once (runtime.Gosched) every
+// yieldEvery, before a wait, and a wait lasts at most hotWait. That keeps
+// the keystroke path warm at a typist's pace and the runtime quiet in a
+// flood: the Go runtime (proc.go, retake, as of Go 1.26) takes the P from
+// a goroutine that has sat in one system call for 10 ms, or whose P has
+// not been through the scheduler for 10 ms, at its monitor's (sysmon's)
+// first look into any system call of it, and preemption, which would put
+// it through the scheduler, skips goroutines in system calls. After such
+// a take the thread woken for the next key must take a P back under the
+// scheduler's lock and wake the monitor from its deep sleep, and the
 // monitor wakes more threads to hand the P on: tens of microseconds on
-// the critical path, several context switches per key. A wait that ends
-// before 10 ms and a pass through the scheduler every few milliseconds
-// leave the P where it is, and the woken thread runs on at once. It costs
-// a wake-up every hotWait per direction, and only for hotFor after the
-// last bytes: an idle session waits in one system call each way.
-// GOMAXPROCS is at least minProcs (see Run), so that two directions
-// waiting hold two Ps and the monitor still sees one idle, without which
-// it takes a waiting goroutine's P at its first look whatever its age.
+// the critical path, several context switches per key, and the monitor
+// polling every 20 microseconds while bytes flow. A wait that ends before
+// 10 ms and a pass through the scheduler every few milliseconds leave
+// the P where it is, and the woken thread runs on at once. It costs a
+// wake-up every hotWait per direction, and only for hotFor after the last
+// bytes: an idle session waits in one system call each way. GOMAXPROCS is
+// at least minProcs (see Run), so that two directions waiting hold two Ps
+// and the monitor still sees one idle, without which it takes a waiting
+// goroutine's P at its first look whatever its age.
 //
 // Why the relay cannot hold up the garbage collector. A goroutine of the
 // relay is, at any moment, running Go code (the filters: preemptible by
@@ -99,11 +102,20 @@ import (
 const ioBufSize = 32 << 10
 
 // The hot waits (see above): for hotFor after a direction's last chunk,
-// a wait lasts at most hotWait, well under the runtime's 10 ms.
+// a wait lasts at most hotWait, and the goroutine passes through the
+// scheduler every yieldEvery, both well under the runtime's 10 ms.
 const (
-	hotFor  = time.Second
-	hotWait = 8 * time.Millisecond
+	hotFor     = time.Second
+	hotWait    = 8 * time.Millisecond
+	yieldEvery = 5 * time.Millisecond
 )
+
+// readAgain is the size of a chunk after which a direction reads again
+// before it waits (see port.read): a chunk that large comes from a flood
+// of output or a paste, which the kernel hands over 4 KiB at a time on
+// Linux, and more is likely there already; keys come a few bytes at a
+// time, with nothing after them.
+const readAgain = 2 << 10
 
 // relay runs one direction in the calling goroutine, until ends reports
 // that reading ends after an error: it reads src, has feed pass what it
@@ -114,9 +126,17 @@ func relay(p *pump, src *port, feed func([]byte) time.Time, ends func(error) boo
 	buf := make([]byte, ioBufSize)
 	var due time.Time   // when p's Flush is owed; zero when nothing is
 	var moved time.Time // when the last chunk came; zero before the first
+	n := 0              // the size of the last chunk
+	var yielded time.Time
 	for {
-		wait, hot := waitUntil(time.Now(), due, moved)
-		n, err := src.read(buf, wait)
+		now := time.Now()
+		wait, hot := waitUntil(now, due, moved)
+		if !moved.IsZero() && now.Sub(moved) < hotFor && now.Sub(yielded) >= yieldEvery {
+			yielded = now
+			runtime.Gosched()
+		}
+		var err error
+		n, err = src.read(buf, wait, n >= readAgain)
 		if n > 0 {
 			moved = time.Now()
 			due = feed(buf[:n])
@@ -125,7 +145,6 @@ func relay(p *pump, src *port, feed func([]byte) time.Time, ends func(error) boo
 		switch {
 		case err == nil:
 		case errors.Is(err, os.ErrDeadlineExceeded) && hot:
-			runtime.Gosched() // See "Hot waits".
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			if !due.IsZero() && !time.Now().Before(due) {
 				due = p.expire()

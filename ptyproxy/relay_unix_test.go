@@ -200,7 +200,7 @@ func TestRelayKeystrokeAllocs(t *testing.T) {
 	buf, key := make([]byte, ioBufSize), []byte("k")
 	allocs := testing.AllocsPerRun(100, func() {
 		typed.Write(key)
-		n, _ := e.read(buf, time.Time{})
+		n, _ := e.read(buf, time.Time{}, false)
 		p.feed(buf[:n])
 		toCommand.Read(buf)
 	})
