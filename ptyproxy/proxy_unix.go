@@ -177,12 +177,12 @@ func open(cfg Config, p *Pending) (*session, error) {
 func (s *session) openTerminal() error {
 	if fd, ok := ownTerminal(); ok {
 		p, err := newPort(fd, terminalPath, true, &s.in.src.taken)
-		if err != nil {
-			_ = unix.Close(fd)
-			return err
+		if err == nil {
+			s.tin, s.tout = p, p
+			return nil
 		}
-		s.tin, s.tout = p, p
-		return nil
+		_ = unix.Close(fd) // It cannot be made non-blocking: use standard input and output.
+		s.cfg.Logf("terminal: %v; using standard input and output", err)
 	}
 	in, err := dupPort(0, "standard input", &s.in.src.taken)
 	if err != nil {
