@@ -18,6 +18,17 @@
 // Each direction is one goroutine that waits for its source in the kernel
 // (poll or select) on its own thread, then reads, filters and writes, with
 // no hand-off: the same code on Linux, macOS and FreeBSD (see relay).
+// It cannot hold up the garbage collector: a relay goroutine is always
+// either running Go code, which the runtime can preempt, or in a system
+// call made through the runtime's system call path (the wait, the read,
+// the write), and a stop-the-world takes the P of a goroutine in a system
+// call without waiting for it to return. It cannot deadlock: a direction
+// that cannot write (a command that does not read, a terminal that stops
+// reading) waits in that write holding its own lock only, and the other
+// direction goes on; the output direction never waits for the input; the
+// locks are taken in one order; and the session ends every wait at the
+// end by closing the relay's descriptors, whose waits also watch a pipe
+// that the close shuts.
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.
