@@ -60,6 +60,11 @@ type Agent struct {
 	// starts without asking and reads the root (nil for nothing more).
 	Check func(env Env, root string) []Finding
 
+	// Note returns what pbwrap says before a start in cwd, for an agent
+	// that will ask because of pbwrap whatever pbwrap adds to its start
+	// (see StartNote); nil for an agent that never does.
+	Note func(env Env, cwd, root string) Message
+
 	// E2E is how the end-to-end suite starts the agent offline.
 	E2E E2E
 }
@@ -74,7 +79,8 @@ type Var struct {
 }
 
 // all are the agents pbwrap knows, in the order pbwrap lists them.
-var all = []*Agent{claude, codex, gemini, pi, qwen, crush, copilot, opencode, cursor, amp, goose}
+var all = []*Agent{claude, codex, gemini, pi, qwen, crush, copilot, opencode, cline, kilo, auggie, droid, letta,
+	continueCLI, cursor, amp, goose}
 
 func init() {
 	for _, a := range all {

@@ -23,10 +23,10 @@ var claude = &Agent{
 	Reads: "the root as a working directory in the settings it is started with (asks before reading outside its working directories otherwise)",
 	Hook: &Hook{
 		Protocol: pasteref.Protocol{Event: "PreToolUse", Reply: pasteref.UpdatedInput, Tools: []pasteref.Tool{
-			{Name: "Write", Fields: []string{"content"}},
-			{Name: "Edit", Fields: []string{"new_string"}},
-			{Name: "MultiEdit", List: "edits", Item: "new_string"},
-			{Name: "NotebookEdit", Fields: []string{"new_source"}},
+			{Name: "Write", Fields: []string{"content"}, Target: "file_path"},
+			{Name: "Edit", Fields: []string{"new_string"}, Target: "file_path"},
+			{Name: "MultiEdit", List: "edits", Item: "new_string", Target: "file_path"},
+			{Name: "NotebookEdit", Fields: []string{"new_source"}, Target: "notebook_path"},
 		}},
 		ReadRules: claudeReadRules,
 		File:      func(env Env) (string, error) { return env.file("CLAUDE_CONFIG_DIR", ".claude", "settings.json") },

@@ -5,16 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/gitignore"
 )
 
 // Claude Code's read rules. Its settings deny its tools files with
-// permissions.deny entries "Read(SPEC)" (or "Read" alone, every file), in
+// permissions.deny entries "Read(SPEC)" (or "Read" alone, every file), and
+// have it ask first with permissions.ask entries of the same form, in
 // every settings file it reads: managed (by an administrator), the user's,
 // and the project's shared and local files. pbwrap's hook reads with all
 // of the user's rights, so it honours them: a reference to a file Claude
@@ -26,10 +27,12 @@ import (
 // which is the project for .claude/settings.json), "./path" and a "path"
 // with a slash relative to the working directory (and to the project, when
 // the agent works below it), and a "name" without a slash matches that name
-// at any depth below those. "*"
-// matches within a name, "**" any number of directories; a pattern that
-// names a directory denies everything below it. Where the documentation
-// leaves a choice, the hook takes the one that denies more.
+// at any depth below those. "*" matches within a name, "**" any number of
+// directories; a pattern that names a directory denies everything below
+// it. Claude Code matches them by node-ignore's rules, without case, and
+// takes "[!...]" for a class of the characters it does not list
+// (internal/gitignore). Where the documentation leaves a choice, the hook
+// takes the one that denies more.
 
 // claudeManaged are the managed settings files' directory and name, by
 // system.
@@ -76,10 +79,10 @@ func claudeReadRules(env Env) func(cwd, path string) (string, bool) {
 				return fmt.Sprintf("%v: a hook honours its read rules, and cannot read them", r.err), true
 			}
 			bases := []string{filepath.Dir(file), filepath.Dir(filepath.Dir(file))}
-			for _, spec := range r.specs {
+			for i, spec := range r.specs {
 				for _, home := range homes {
 					if denies(spec, p, cwd, home, bases) {
-						return fmt.Sprintf("%s in %s", ruleText(spec), file), true
+						return fmt.Sprintf("%s in %s%s", ruleText(spec), file, r.kinds[i]), true
 					}
 				}
 			}
@@ -112,14 +115,19 @@ func claudeSettingsFiles(env Env, cwd string) []string {
 }
 
 // settingsRules are the read rules of one settings file: the SPECs of its
-// Read deny rules ("" for "Read" alone), or why it could not be read.
+// Read deny and ask rules ("" for "Read" alone), each with its kind for
+// messages, or why it could not be read.
 type settingsRules struct {
 	specs []string
+	kinds []string
 	err   error
 }
 
-// readSettingsRules reads the Read deny rules of a settings file. A
-// missing file has none; one that cannot be read or parsed is an error.
+// readSettingsRules reads the Read deny and ask rules of a settings file:
+// Claude Code asks the user before a read an ask rule names, whatever
+// its allow rules say, and a hook cannot ask, so an ask rule keeps a file
+// out as a deny rule does. A missing file has none; one that cannot be
+// read or parsed is an error.
 func readSettingsRules(file string) settingsRules {
 	// Bounded, and without waiting: the agent can write a project's
 	// settings file, and make it a named pipe or a huge file.
@@ -135,23 +143,30 @@ func readSettingsRules(file string) settingsRules {
 	var s struct {
 		Permissions struct {
 			Deny []any `json:"deny"`
+			Ask  []any `json:"ask"`
 		} `json:"permissions"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
 		return settingsRules{err: fmt.Errorf("Claude Code's settings %s: %w", file, err)}
 	}
 	var r settingsRules
-	for _, d := range s.Permissions.Deny {
-		rule, ok := d.(string)
-		if !ok {
-			continue
-		}
-		rule = strings.TrimSpace(rule)
-		switch {
-		case rule == "Read":
-			r.specs = append(r.specs, "")
-		case strings.HasPrefix(rule, "Read(") && strings.HasSuffix(rule, ")"):
-			r.specs = append(r.specs, strings.TrimSpace(rule[len("Read("):len(rule)-1]))
+	for _, l := range []struct {
+		kind string
+		list []any
+	}{{"", s.Permissions.Deny}, {" (an ask rule: Claude Code would ask you)", s.Permissions.Ask}} {
+		kind := l.kind
+		for _, d := range l.list {
+			rule, ok := d.(string)
+			if !ok {
+				continue
+			}
+			rule = strings.TrimSpace(rule)
+			switch {
+			case rule == "Read":
+				r.specs, r.kinds = append(r.specs, ""), append(r.kinds, kind)
+			case strings.HasPrefix(rule, "Read(") && strings.HasSuffix(rule, ")"):
+				r.specs, r.kinds = append(r.specs, strings.TrimSpace(rule[len("Read("):len(rule)-1])), append(r.kinds, kind)
+			}
 		}
 	}
 	return r
@@ -166,80 +181,52 @@ func ruleText(spec string) string {
 }
 
 // denies reports whether the rule Read(spec) denies the absolute path p,
-// for an agent working in cwd, with the settings file's bases.
+// for an agent working in cwd, with the settings file's bases. The
+// pattern is matched from its root by node-ignore's rules, as Claude Code
+// matches it: without case, a name without a slash at any depth below
+// the root, a directory's pattern for everything below it, and "[!...]"
+// as the class of characters it does not list.
 func denies(spec, p, cwd, home string, bases []string) bool {
 	switch {
 	case spec == "" || spec == "*" || spec == "**" || spec == "//**":
 		return true
 	case strings.HasPrefix(spec, "//"):
-		return matchBelow(spec[1:], p)
+		return matchFrom("/", spec[1:], p)
 	case spec == "~" || strings.HasPrefix(spec, "~/"):
-		return filepath.IsAbs(home) && matchBelow(filepath.Join(home, spec[1:]), p)
+		return filepath.IsAbs(home) && matchFrom(home, "/"+strings.TrimPrefix(spec[1:], "/"), p)
 	case strings.HasPrefix(spec, "/"):
 		for _, b := range bases {
-			if matchBelow(b+spec, p) {
+			if matchFrom(b, spec, p) {
 				return true
 			}
 		}
 		return false
 	}
 	rel := strings.TrimPrefix(spec, "./")
-	if !strings.Contains(strings.TrimSuffix(rel, "/"), "/") {
-		// A name alone: at any depth.
-		rel = "**/" + rel
-	}
 	// Relative to the working directory, and to the project the settings
 	// file is in, which may be above it.
 	for _, dir := range []string{cwd, bases[len(bases)-1]} {
-		if filepath.IsAbs(dir) && matchBelow(filepath.Join(dir, rel), p) {
+		if filepath.IsAbs(dir) && matchFrom(dir, rel, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// matchBelow reports whether the absolute pattern pat names p or a
-// directory above it.
-func matchBelow(pat, p string) bool {
-	return matchPrefix(split(pat), split(filepath.Clean(p)))
-}
-
-// split splits an absolute path into its names.
-func split(p string) []string {
-	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
-}
-
-// matchPrefix reports whether the names pat match the first names of p:
-// "**" any number of them, another name by path.Match (a name that is not
-// a valid pattern, only itself). It takes time in proportion to
-// len(pat)*len(p), whatever the pattern: a project's settings, which the
-// agent can write, cannot make the hook run long.
-func matchPrefix(pat, p []string) bool {
-	// m[j] is whether pat[i:] matches a prefix of p[j:], for the i of the
-	// loop, filled from the end.
-	m := make([]bool, len(p)+1)
-	for j := range m {
-		m[j] = true // An empty pattern matches.
+// matchFrom reports whether pattern, a rule's path pattern read from the
+// directory root, names the absolute path p or a directory above it. It
+// runs in time linear in the pattern and the path (Go's regular
+// expressions; a path deeper than gitignore.MaxDepth is denied), so a
+// project's settings, which the agent can write, cannot make the hook
+// run long.
+func matchFrom(root, pattern, p string) bool {
+	rel, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return false
 	}
-	next := make([]bool, len(p)+1)
-	for i := len(pat) - 1; i >= 0; i-- {
-		next, m = m, next
-		for j := len(p); j >= 0; j-- {
-			if pat[i] == "**" {
-				m[j] = next[j] || j < len(p) && m[j+1]
-				continue
-			}
-			m[j] = j < len(p) && next[j+1] && nameMatch(pat[i], p[j])
-		}
+	if pattern == "/" || pattern == "" {
+		return true // The root itself: everything below it.
 	}
-	return m[0]
-}
-
-// nameMatch matches one name against one name of a pattern.
-func nameMatch(pat, name string) bool {
-	ok, err := path.Match(pat, name)
-	if err != nil {
-		return pat == name
-	}
-	return ok
+	ignored, _, err := gitignore.New(true).BangClasses().Add(pattern).Ignores(filepath.ToSlash(rel))
+	return ignored || errors.Is(err, gitignore.ErrTooDeep)
 }

@@ -75,59 +75,80 @@ func TestClaudeReadRules(t *testing.T) {
 }
 
 // A project's settings are the agent's to write: a pattern built to make
-// the matcher backtrack takes no longer than any other.
-func TestMatchPrefixIsLinear(t *testing.T) {
-	pat := split("/" + strings.Repeat("**/a/", 40) + "b")
-	p := split("/" + strings.Repeat("a/", 2000) + "c")
-	if matchPrefix(pat, p) {
+// a matcher backtrack takes no longer than any other (Go's regular
+// expressions run in linear time).
+func TestClaudeRuleIsLinear(t *testing.T) {
+	spec := "//" + strings.Repeat("**/a/", 40) + "b"
+	if p := "/" + strings.Repeat("a/", 200) + "c"; denies(spec, p, "/", "/home", []string{"/x", "/"}) {
 		t.Fatal("matched")
 	}
-	for _, tt := range []struct {
-		pat, path string
-		want      bool
-	}{
-		{"/a/**/b", "/a/b", true},
-		{"/a/**/b", "/a/x/y/b/c", true},
-		{"/a/**", "/a", true},
-		{"/a/*/c", "/a/b/c", true},
-		{"/a/*/c", "/a/b/d/c", false},
-		{"/a/[", "/a/[", true},
-		{"/x", "/a", false},
-	} {
-		if got := matchPrefix(split(tt.pat), split(tt.path)); got != tt.want {
-			t.Errorf("matchPrefix(%q, %q) = %v", tt.pat, tt.path, got)
-		}
+	// Deeper than any project: denied, not judged.
+	if p := "/" + strings.Repeat("a/", 2000) + "c"; !denies("//x", p, "/", "/home", []string{"/x", "/"}) {
+		t.Fatal("a path 2000 directories deep was judged")
 	}
 }
 
-// Gemini CLI's file tools refuse what .geminiignore names; its hook does
-// too, in the way of gitignore, a "!" taking nothing back.
-func TestGeminiIgnoreRules(t *testing.T) {
-	proj := t.TempDir()
-	sub := filepath.Join(proj, "sub")
-	if err := os.MkdirAll(sub, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ignore := "# secrets\n.env\n/build/\nconf/*.key\n!conf/public.key\n\n"
-	if err := os.WriteFile(filepath.Join(proj, ".geminiignore"), []byte(ignore), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rules := ignoreFileRules(".geminiignore")(Env{})
-	for _, tt := range []struct {
-		cwd, path, rule string
+// Issue 37: Claude Code matches its Read rules without case and takes
+// "[!...]" for negation; the hook matched them byte for byte with
+// path.Match, so these three rules, which keep .env from Claude Code,
+// let the hook expand it. Each row is a rule in the project's settings,
+// a file, and whether Claude Code denies it (from its documentation and
+// the issue's measurements of 2.1.332: its matcher is compiled into its
+// binary, where no oracle can run it).
+func TestClaudeRuleForms(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	home := filepath.Join(dir, "home")
+	bases := []string{filepath.Join(proj, ".claude"), proj}
+	cases := []struct {
+		spec, path string
+		denied     bool
 	}{
-		{proj, filepath.Join(proj, "main.go"), ""},
-		{proj, filepath.Join(proj, ".env"), `".env" in ` + filepath.Join(proj, ".geminiignore")},
-		{proj, filepath.Join(proj, "a", "b", ".env"), `".env"`},
-		{proj, filepath.Join(proj, "build", "out.txt"), `"/build/"`},
-		{proj, filepath.Join(proj, "src", "build", "out.txt"), ""},
-		{proj, filepath.Join(proj, "conf", "public.key"), `"conf/*.key"`},
-		{sub, filepath.Join(sub, ".env"), `".env"`},
-		{proj, filepath.Join(filepath.Dir(proj), ".env"), ""},
-	} {
-		rule, denied := rules(tt.cwd, tt.path)
-		if denied != (tt.rule != "") || !strings.Contains(rule, tt.rule) {
-			t.Errorf("in %s, %s: denied %v by %q, want %q", tt.cwd, tt.path, denied, rule, tt.rule)
+		{"./.ENV", ".env", true},
+		{".E*", ".env", true},
+		{"./.[!.]*", ".env", true},
+		{"./.[!.]*", "..x", false},
+		{"./.[!e]*", ".env", false},
+		{".env", "sub/.env", true},        // a name at any depth
+		{"./.env", "sub/deep/.env", true}, // the same, "./" or not
+		{"*.pem", "a/b/key.PEM", true},
+		{"secrets/**", "secrets/a/b", true},
+		{"secrets/", "secrets/x", true},
+		{"secrets", "secrets/x", true}, // a directory: everything below
+		{"/build/*.key", "build/a.key", true},
+		{"/build/*.key", "build/x/a.key", false},
+		{"/build/*.key", "sub/build/a.key", false},
+		{"src/**/*.ts", "src/a/b/c.TS", true},
+		{"docs/*.md", "docs/a/b.md", false},
+		{"?.txt", "a.txt", true},
+		{"[a-c].txt", "B.txt", true},
+		{"[a-c].txt", "d.txt", false},
+		{"main.go", "main.go.bak", false},
+		{"Read", "anything", false}, // "Read" as a path is a name like any other
+		{"*", "a/b", true},
+		{"**", "a/b", true},
+		{"~/.aws/**", "~/.aws/credentials", true},
+		{"~/.AWS", "~/.aws/credentials", true},
+		{"//etc/shadow", "//etc/shadow", true},
+		{"//ETC/SHADOW", "//etc/shadow", true},
+		{"//etc/*", "//etc/x/y", true},
+		{"//etc/*", "//tmp/x", false},
+	}
+	denied := 0
+	for _, c := range cases {
+		p := filepath.Join(proj, c.path)
+		switch {
+		case strings.HasPrefix(c.path, "~/"):
+			p = filepath.Join(home, c.path[2:])
+		case strings.HasPrefix(c.path, "//"):
+			p = c.path[1:]
+		}
+		if got := denies(c.spec, p, proj, home, bases); got != c.denied {
+			t.Errorf("Read(%s), %s: denied %v, want %v", c.spec, c.path, got, c.denied)
+		}
+		if c.denied {
+			denied++
 		}
 	}
+	t.Logf("%d Claude Code rule cases, %d denied", len(cases), denied)
 }

@@ -25,9 +25,9 @@ var copilot = &Agent{
 		// str_replace_editor (command, path, file_text, new_str, ...),
 		// which some models get instead.
 		Protocol: pasteref.Protocol{Event: "preToolUse", Reply: pasteref.ModifiedArgs, Tools: []pasteref.Tool{
-			{Name: "create", Fields: []string{"file_text"}},
-			{Name: "edit", Fields: []string{"new_str"}},
-			{Name: "str_replace_editor", Fields: []string{"file_text", "new_str"}},
+			{Name: "create", Fields: []string{"file_text"}, Target: "path"},
+			{Name: "edit", Fields: []string{"new_str"}, Target: "path"},
+			{Name: "str_replace_editor", Fields: []string{"file_text", "new_str"}, Target: "path"},
 		}},
 		File: func(env Env) (string, error) {
 			return env.file("COPILOT_HOME", ".copilot", filepath.Join("hooks", "pbwrap.json"))

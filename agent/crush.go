@@ -23,6 +23,7 @@ var crush = &Agent{
 	Reads: "pbwrap's hook allows its view tool below ROOT (pbwrap setup crush; asks before reading outside its working directory otherwise)",
 	Hook:  crushHook,
 	Check: checkCrushReads,
+	Note:  crushNote,
 	E2E: E2E{
 		// An OpenAI-compatible provider for the fake model, the only one
 		// (no default providers, no fetch of Catwalk's list), as the large
@@ -56,9 +57,9 @@ var crush = &Agent{
 // crushHook is Crush's hook, apart so that checkCrushReads can read it.
 var crushHook = &Hook{
 	Protocol: pasteref.Protocol{Event: "PreToolUse", Reply: pasteref.UpdatedInput, Tools: []pasteref.Tool{
-		{Name: "write", Fields: []string{"content"}},
-		{Name: "edit", Fields: []string{"new_string"}},
-		{Name: "multiedit", List: "edits", Item: "new_string"},
+		{Name: "write", Fields: []string{"content"}, Target: "file_path"},
+		{Name: "edit", Fields: []string{"new_string"}, Target: "file_path"},
+		{Name: "multiedit", List: "edits", Item: "new_string", Target: "file_path"},
 	}, Reads: []pasteref.Tool{{Name: "view", Fields: []string{"file_path"}}}},
 	File:     crushConfig,
 	Where:    "$CRUSH_GLOBAL_CONFIG/crush.json, else $XDG_CONFIG_HOME/crush/crush.json, else ~/.config/crush/crush.json",

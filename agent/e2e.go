@@ -18,9 +18,10 @@ type E2E struct {
 	// Files returns the files written below the fresh HOME before the
 	// agent starts, by their names there; nil for none.
 	Files func(E2EStart) map[string]string
-	// WriteArgs are the arguments that let the agent write files without
-	// asking, for the scenario where its hook expands a reference.
-	WriteArgs []string
+	// Args are arguments every start takes ("{home}" in one stands for
+	// the fresh HOME); WriteArgs those that let the agent write files
+	// without asking, for the scenario where its hook expands a reference.
+	Args, WriteArgs []string
 	// Ready is what the agent's screen shows once it takes input.
 	Ready string
 	// PasteMark is what a user message holds in place of a large paste
@@ -34,6 +35,18 @@ type E2E struct {
 	// Questions are the agent's own first-start questions in a folder not
 	// trusted yet, and the keys that answer yes, as a user would.
 	Questions []Question
+	// PatchDropsLastNewline: the agent's apply_patch writes a file it adds
+	// without the last newline of its lines (Cline's), which the write
+	// scenario, through it, then lacks.
+	PatchDropsLastNewline bool
+	// NotedQuestions are questions the agent asks because of pbwrap until
+	// pbwrap setup has run, which pbwrap's start note announces (Note): the
+	// suite answers them as a user would, and counts them.
+	NotedQuestions []Question
+	// Unavailable says why the suite cannot start the agent here, for an
+	// agent it has no offline start for ("" for the others: Ready says
+	// it has one).
+	Unavailable string
 }
 
 // An E2EStart is one start of an agent in the end-to-end suite.

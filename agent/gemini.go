@@ -25,11 +25,11 @@ var gemini = &Agent{
 	Reads:       "gemini --include-directories ROOT (refuses paths outside its workspace otherwise)",
 	Hook: &Hook{
 		Protocol: pasteref.Protocol{Event: "BeforeTool", Reply: pasteref.ToolInput, Tools: []pasteref.Tool{
-			{Name: "write_file", Fields: []string{"content"}},
-			{Name: "replace", Fields: []string{"new_string"}},
+			{Name: "write_file", Fields: []string{"content"}, Target: "file_path"},
+			{Name: "replace", Fields: []string{"new_string"}, Target: "file_path"},
 		}},
-		// Its file tools refuse what .geminiignore names.
-		ReadRules: ignoreFileRules(".geminiignore"),
+		// Its read_file refuses what its ignore files name (gemini_rules.go).
+		ReadRules: geminiReadRules,
 		File: func(env Env) (string, error) {
 			dir, err := geminiDir(env, false)
 			return filepath.Join(dir, "settings.json"), err
@@ -45,6 +45,7 @@ have; a bad reference denies the call ("decision": "deny") with the reason.`,
 	},
 	Trust: []File{geminiTrust},
 	Check: checkGeminiTrust,
+	Note:  geminiNote,
 	E2E: E2E{
 		Env: map[string]string{"GEMINI_API_KEY": GeminiKey, "GOOGLE_GEMINI_BASE_URL": "{url}"},
 		Files: func(s E2EStart) map[string]string {
@@ -62,6 +63,9 @@ have; a bad reference denies the call ("decision": "deny") with the reason.`,
 		Ready:     "Type your message",
 		Prompts:   []string{"Allow execution", "Do you trust", "Yes, allow", "Apply this change"},
 		Questions: []Question{{"Do you trust the files in this folder?", []string{"Enter"}}},
+		// Until pbwrap setup gemini, in a trusted folder (geminiNote); "Yes",
+		// for this session, as one who has not read pbwrap's note answers.
+		NotedQuestions: []Question{{"Do you trust the following folders being added to this workspace?", []string{"Enter"}}},
 	},
 }
 

@@ -474,29 +474,57 @@ func removeEmptied(ed *jsonc.Editor, top, hooks jsonc.Span, event string) error 
 }
 
 // An Extension is a file of pbwrap's that an agent loads and that runs
-// pbwrap's hook (Pi's pbwrap.ts). Setup writes it whole, knows it by its
-// first line, and changes only the program it runs.
+// pbwrap's hook (Pi's pbwrap.ts, Cline's hook script). Setup writes it
+// whole, knows it by its lines up to the first that names pbwrap, and
+// changes only the program it runs.
 type Extension struct {
 	// Text is the file, running "pbwrap".
 	Text string
-	// Call is what comes right before the program's name in Text, a JSON
-	// string there: `spawn(`.
-	Call string
+	// Call is what comes right before the program's name in Text: `spawn(`,
+	// before a JSON string, or for a shell script (Shell) `exec `, before
+	// a word of the shell's.
+	Call  string
+	Shell bool
 }
 
 // For is the extension running prog.
 func (x *Extension) For(prog string) []byte {
+	if x.Shell {
+		return []byte(strings.Replace(x.Text, "\n"+x.Call+"pbwrap ", "\n"+x.Call+shellword.Quote(prog)+" ", 1))
+	}
 	return []byte(strings.Replace(x.Text, x.Call+`"pbwrap"`, x.Call+string(jsonc.String(prog)), 1))
 }
 
-// head is the extension's first line, by which setup knows the file is
-// pbwrap's.
-func (x *Extension) head() string { return x.Text[:strings.IndexByte(x.Text, '\n')+1] }
+// head is the extension's lines up to the first that names pbwrap, by
+// which setup knows the file is pbwrap's.
+func (x *Extension) head() string {
+	rest := x.Text
+	for {
+		line, after, _ := strings.Cut(rest, "\n")
+		if strings.Contains(line, "pbwrap") || after == "" {
+			return x.Text[:len(x.Text)-len(after)]
+		}
+		rest = after
+	}
+}
 
 // programOf returns the program that text, pbwrap's extension, runs; ok is
 // false when text is not pbwrap's extension.
 func (x *Extension) programOf(text []byte) (prog string, ok bool) {
 	if !bytes.HasPrefix(text, []byte(x.head())) {
+		return "", false
+	}
+	if x.Shell {
+		for line := range strings.Lines(string(text)) {
+			if !strings.HasPrefix(line, x.Call) {
+				continue
+			}
+			words, ok := shellword.Split(strings.TrimSpace(line))
+			if !ok || len(words) < 2 {
+				return "", false
+			}
+			return words[1], true
+		}
 		return "", false
 	}
 	m := regexp.MustCompile(regexp.QuoteMeta(x.Call) + `("(?:[^"\\]|\\.)*")`).FindSubmatch(text)
@@ -512,7 +540,7 @@ func (x *Extension) programOf(text []byte) (prog string, ok bool) {
 func (x *Extension) install(text []byte, prog string) ([]byte, bool, error) {
 	want := x.For(prog)
 	if len(text) > 0 && !bytes.HasPrefix(text, []byte(x.head())) {
-		return nil, false, errors.New("it is not pbwrap's extension (its first line is not pbwrap's)")
+		return nil, false, errors.New("it is not pbwrap's extension (its first lines are not pbwrap's)")
 	}
 	if bytes.Equal(text, want) {
 		return text, false, nil

@@ -30,10 +30,13 @@ var opencode = &Agent{
 		// replaceAll), and apply_patch (patchText), which GPT models get
 		// instead of edit and write.
 		Protocol: pasteref.Protocol{Event: "tool.execute.before", Reply: pasteref.ToolInput, Tools: []pasteref.Tool{
-			{Name: "write", Fields: []string{"content"}},
-			{Name: "edit", Fields: []string{"newString"}},
+			{Name: "write", Fields: []string{"content"}, Target: "filePath"},
+			{Name: "edit", Fields: []string{"newString"}, Target: "filePath"},
 			{Name: "apply_patch", Fields: []string{"patchText"}, Patch: true},
 		}},
+		// Its read tool asks, or refuses, what its permission.read rules
+		// say (opencode_rules.go).
+		ReadRules: opencodeReadRules,
 		File: func(env Env) (string, error) {
 			return env.file("XDG_CONFIG_HOME", ".config", filepath.Join("opencode", "plugin", "pbwrap.js"))
 		},

@@ -14,8 +14,8 @@ var pi = &Agent{
 	Reads: "nothing: reads any path",
 	Hook: &Hook{
 		Protocol: pasteref.Protocol{Event: "tool_call", Reply: pasteref.ToolInput, Tools: []pasteref.Tool{
-			{Name: "write", Fields: []string{"content"}},
-			{Name: "edit", Fields: []string{"newText"}, List: "edits", Item: "newText"},
+			{Name: "write", Fields: []string{"content"}, Target: "path"},
+			{Name: "edit", Fields: []string{"newText"}, List: "edits", Item: "newText", Target: "path"},
 		}},
 		File: func(env Env) (string, error) {
 			return env.file("PI_CODING_AGENT_DIR", filepath.Join(".pi", "agent"), filepath.Join("extensions", "pbwrap.ts"))

@@ -6,19 +6,19 @@ import "github.com/pbwrap/pbwrap/pasteref"
 // asks for paths outside its workspace: --include-directories makes the
 // root part of the workspace wherever it is.
 //
-// Its hook is a PermissionRequest hook, the only one of its hooks that can
-// rewrite a call: Qwen Code's source (0.24.4, the newest on npm,
-// packages/core/src/core/coreToolScheduler.ts and hooks/hookHelpers.ts)
-// runs PreToolUse when the call executes, after the user approved it, and
-// reads only a block or an ask from its answer, never updatedInput, which
-// its documentation promises. PermissionRequest runs where the approval
-// dialog would show, and an allow with updatedInput replaces the call's
-// input; that allow also answers the dialog, so an edit with a reference
-// is made without it. It runs only for a call that reaches that dialog:
-// in the "default" approval mode, not in auto-edit and YOLO modes, and in
-// the "auto" mode (Qwen Code's own default in a trusted folder, in
-// 0.24.4) only when its classifier leaves the call to the user. Elsewhere a
-// reference is written as it is; RefUse tells the model so.
+// Its hook cannot expand a reference without deciding for the user.
+// Qwen Code's source (0.24.4, the newest on npm, coreToolScheduler and
+// hooks/hookHelpers) runs PreToolUse after the user approved the call
+// and reads only a block or an ask from its answer, never updatedInput;
+// PermissionRequest, the one hook that can rewrite a call, runs in place
+// of the approval dialog and takes a rewrite only with "behavior":
+// "allow", which answers that dialog: the edit is made without the user
+// seeing it (an "ask" there is taken as a denial). So pbwrap's hook
+// (PermissionRequest, where that dialog would show) refuses an edit with
+// a reference, with the reason, and the model writes the text out, which
+// the user is asked about as before; an edit without one gets no answer.
+// RefUse tells the model so. In the auto-edit and YOLO modes, and when the
+// "auto" mode's classifier approves, Qwen Code runs no such hook.
 var qwen = &Agent{
 	Name: "qwen", Title: "Qwen Code",
 	Subcommands: []string{"mcp", "extensions", "auth", "hooks", "channel", "review", "serve", "sessions",
@@ -27,33 +27,24 @@ var qwen = &Agent{
 	Args:  func(argv []string, root string) []string { return appendLast(argv, "--include-directories", root) },
 	Reads: "qwen --include-directories ROOT (asks before reading outside its workspace and the temporary directory otherwise)",
 	Hook: &Hook{
-		Protocol: pasteref.Protocol{Event: "PermissionRequest", Reply: pasteref.PermissionInput, Tools: []pasteref.Tool{
-			{Name: "write_file", Fields: []string{"content"}},
-			{Name: "edit", Fields: []string{"new_string"}},
+		Protocol: pasteref.Protocol{Event: "PermissionRequest", Reply: pasteref.PermissionInput, Approves: true, Tools: []pasteref.Tool{
+			{Name: "write_file", Fields: []string{"content"}, Target: "file_path"},
+			{Name: "edit", Fields: []string{"new_string"}, Target: "file_path"},
 		}},
-		// Its file tools refuse what .qwenignore names.
-		ReadRules: ignoreFileRules(".qwenignore"),
-		File:      func(env Env) (string, error) { return env.file("QWEN_HOME", ".qwen", "settings.json") },
-		Where:     "$QWEN_HOME/settings.json, else ~/.qwen/settings.json",
-		Anchored:  true, Timeout: 30, TimeoutUnit: "seconds", Comments: true,
+		File:     func(env Env) (string, error) { return env.file("QWEN_HOME", ".qwen", "settings.json") },
+		Where:    "$QWEN_HOME/settings.json, else ~/.qwen/settings.json",
+		Anchored: true, Timeout: 30, TimeoutUnit: "seconds", Comments: true,
 		About: `Qwen Code takes a rewritten input only from this hook, which it runs in
-place of its approval dialog (its PreToolUse hook runs after the approval
-and ignores updatedInput): the answer allows the call with the whole tool
-input, expanded, so an edit with a reference is made without the dialog;
-one without a reference gets no answer and the dialog as before. Qwen Code
-runs the hook only where it would show that dialog: in the "default"
-approval mode (qwen --approval-mode default, or tools.approvalMode in its
-settings), but not in auto-edit and YOLO modes, nor in "auto" mode, its
-own default in a trusted folder, when its classifier approves the edit.
-There references stay unexpanded. A bad reference denies the call with
-the reason.`,
-		RefUse: `When a file write or edit would repeat more than a few lines that already
-exist in a file (moving or copying a block, or putting a pasted file into the
-repository: {{file:PATH:1:N}} for a paste of N lines), write the reference
-instead of retyping the lines. It is expanded only when the user is asked to
-approve the edit (Qwen Code's "default" approval mode); an edit approved
-without asking (the auto, auto-edit and YOLO modes) writes it as it is: there,
-write the text out.
+place of its approval dialog, and only together with an approval that answers
+that dialog (its PreToolUse hook runs after the approval and ignores
+updatedInput): an expanded edit would be made without asking you. So the hook
+refuses an edit with a reference, with the reason, and the model writes the
+text out, which Qwen Code asks you about as before; an edit without one gets
+no answer. It runs only where Qwen Code would show the dialog (the "default"
+approval mode, or "auto" when its classifier leaves the call to you).`,
+		RefUse: `Do not write {{file:...}} references in your edits here: Qwen Code cannot
+expand them without skipping the user's approval of the edit, so an edit with
+a reference is refused. Write the text out.
 `,
 		After:       "Qwen Code runs the hook from its next session on",
 		AfterRemove: "Qwen Code runs the hook no more from its next session on",

@@ -43,8 +43,8 @@ func checkHook(t *testing.T, a *Agent) {
 	if h.Extension == nil && (h.Timeout <= 0 || h.TimeoutUnit == "" || h.Protocol.Event == "") {
 		t.Fatalf("a hook in settings needs an event and a timeout: %+v", h)
 	}
-	if a.E2E.Ready == "" {
-		t.Error("the end-to-end suite cannot start it (E2E.Ready)")
+	if (a.E2E.Ready == "") == (a.E2E.Unavailable == "") {
+		t.Error("the end-to-end suite needs how to start it (E2E.Ready), or why it cannot (E2E.Unavailable)")
 	}
 	snippet := h.Snippet("/opt/my bin/pbwrap")
 	commands, err := h.Commands(snippet)
@@ -89,17 +89,39 @@ func checkHook(t *testing.T, a *Agent) {
 			if tool.Patch {
 				text = "*** Begin Patch\n*** Add File: " + dir + "/new\n+" + ref + "\n*** End Patch\n"
 			}
-			inputs = append(inputs, map[string]any{f: text, "keep": 1})
+			input := map[string]any{f: text, "keep": 1}
+			if tool.Target != "" {
+				input[tool.Target] = filepath.Join(dir, "out.txt")
+			}
+			inputs = append(inputs, input)
+			if tool.Numbered {
+				inputs = append(inputs, map[string]any{f + "_1": text, f + "_2": text, "keep": 1})
+			}
 		}
 		if tool.List != "" {
-			inputs = append(inputs, map[string]any{tool.List: []any{map[string]any{tool.Item: ref, "keep": 1}}})
+			input := map[string]any{tool.List: []any{map[string]any{tool.Item: ref, "keep": 1}}}
+			if tool.Target != "" {
+				input[tool.Target] = filepath.Join(dir, "out.txt")
+			}
+			inputs = append(inputs, input)
 		}
 		for _, input := range inputs {
 			in, _ := json.Marshal(map[string]any{"hook_event_name": h.Protocol.Event, "tool_name": tool.Name, "tool_input": input, "cwd": dir})
-			if h.Protocol.Reply == pasteref.ModifiedArgs { // Copilot CLI's names.
+			switch h.Protocol.Reply {
+			case pasteref.ModifiedArgs: // Copilot CLI's names.
 				in, _ = json.Marshal(map[string]any{"toolName": tool.Name, "toolArgs": input, "cwd": dir})
+			case pasteref.OverrideInput: // Cline's.
+				in, _ = json.Marshal(map[string]any{"hookName": "tool_call", "workspaceRoots": []string{dir},
+					"tool_call": map[string]any{"name": tool.Name, "input": input}})
 			}
 			out, err := h.Protocol.Answer(in, nil)
+			if h.Protocol.Approves {
+				// Its rewrite would approve the edit for the user: refused.
+				if err != nil || !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "skip asking") {
+					t.Errorf("%s %v: answered %s, %v; want it refused", tool.Name, input, out, err)
+				}
+				continue
+			}
 			if err != nil || !strings.Contains(string(out), "two") || strings.Contains(string(out), "{{file:") ||
 				!strings.Contains(string(out), `"keep":1`) || strings.Contains(string(out), "deny") {
 				t.Errorf("%s %v: answered %s, %v; want the input whole, expanded", tool.Name, input, out, err)

@@ -131,16 +131,19 @@ func (a *Agent) Plan(r *Run, remove bool) ([]*Change, error) {
 // The file keeps its mode and its owner. It leaves the file as it is,
 // with an error that says why, when
 //
-//   - it changed since Plan read it, compared once the new file is
-//     written, just before it replaces the old: the agent may have
-//     written it meanwhile, and the change would undo that;
+//   - it changed since Plan read it: the agent may have written it
+//     meanwhile, and the change would undo that. Where the system swaps
+//     two names in one step (Linux, macOS), the new file takes the old
+//     one's place that way and the old one is compared after the swap,
+//     and swapped back if it changed, so no change made before the swap
+//     is lost; elsewhere (FreeBSD) it is compared just before the rename;
 //   - it has more than one hard link: a new file in its place would split
 //     it from its other names, which would keep the old text;
 //   - it is read-only, unless Force;
 //   - another user owns it, or owns the directory a new file goes in,
-//     unless pbwrap runs as root (sudo with the user's HOME): then the new
-//     file, its backup and the directories made for it are given to that
-//     user, who must go on reading them.
+//     root included: root writes only root's files (pbwrap setup under
+//     sudo acts as the user who ran sudo, with that user's rights alone:
+//     cmd/pbwrap's asSudoUser).
 func (c *Change) Write() (backup string, err error) {
 	owner, err := c.owner()
 	if err != nil {
@@ -180,6 +183,18 @@ func (c *Change) Write() (backup string, err error) {
 		Durable:      true,
 		Owner:        owner,
 		BeforeRename: unchanged,
+		Displaced: func(name string) error {
+			// The file as it was when it left path: a change made at
+			// any time before the swap is there, and swapped back.
+			now, _, err := fsutil.ReadRegularNoFollow(name, MaxSettingsBytes)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(now, c.Old) {
+				return fmt.Errorf("%s %w", c.Path, errChanged)
+			}
+			return nil
+		},
 	})
 	switch {
 	case errors.Is(err, errChanged):
@@ -217,8 +232,6 @@ func (c *Change) owner() (*fsutil.FileID, error) {
 		return nil, fmt.Errorf("it is read-only (mode %#o): --force writes it anyway, keeping its mode", fi.Mode().Perm())
 	case id.UID == euid:
 		return nil, nil
-	case euid == 0:
-		return &fsutil.FileID{UID: id.UID, GID: id.GID}, nil
 	case isFile:
 		return nil, fmt.Errorf("it is owned by uid %d, and you are uid %d: run setup as that user", id.UID, euid)
 	}

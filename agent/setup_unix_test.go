@@ -3,10 +3,12 @@
 package agent
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -92,9 +94,14 @@ func TestChangeWriteKeepsTheFile(t *testing.T) {
 		}
 	})
 
+	// Issue 37: root gave a file it wrote to the owner of the file or of
+	// the directory it went in, so a link planted by the user led it to
+	// rewrite a file of root's, and a read-only directory did not stop it.
+	// Root now writes only root's files; under sudo, pbwrap setup acts as
+	// the user (cmd/pbwrap TestSetupUnderSudo).
 	t.Run("as root, the user's file", func(t *testing.T) {
 		if os.Geteuid() != 0 {
-			t.Skip("needs root: pbwrap setup run under sudo with the user's HOME")
+			t.Skip("needs root")
 		}
 		const uid, gid = 65534, 65534
 		home := filepath.Join(dir, "home")
@@ -111,22 +118,13 @@ func TestChangeWriteKeepsTheFile(t *testing.T) {
 		if err := os.Chown(p, uid, gid); err != nil {
 			t.Fatal(err)
 		}
-		backup, err := newChange(t, p, `{"hooks":{}}`).Write()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh := filepath.Join(home, ".claude", "new", "settings.json")
-		if _, err := newChange(t, fresh, `{"hooks":{}}`).Write(); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{p, backup, filepath.Join(home, ".claude"), filepath.Dir(fresh), fresh} {
-			fi, err := os.Stat(f)
-			if err != nil {
-				t.Fatal(err)
+		for _, f := range []string{p, filepath.Join(home, ".claude", "new", "settings.json")} {
+			if _, err := newChange(t, f, `{"hooks":{}}`).Write(); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+				t.Errorf("%s: %v, want it refused: another user's", f, err)
 			}
-			if st := fi.Sys().(*syscall.Stat_t); st.Uid != uid || st.Gid != gid {
-				t.Errorf("%s: owned by %d:%d, want the user's %d:%d", f, st.Uid, st.Gid, uid, gid)
-			}
+		}
+		if b, _ := os.ReadFile(p); string(b) != "{}" {
+			t.Errorf("the user's file was changed: %s", b)
 		}
 	})
 
@@ -139,4 +137,69 @@ func TestChangeWriteKeepsTheFile(t *testing.T) {
 			t.Fatalf("Write: %v, want it refused: another user's directory", err)
 		}
 	})
+}
+
+// Issue 37: an agent writing its settings file while pbwrap setup
+// replaces it lost its write about once in 700 runs. Here the agent
+// (another goroutine, writing as Node.js does: a temp file renamed over
+// the path) writes throughout each of 300 setup writes; a write of the
+// agent's that ended before setup's and is not in the file is lost. None
+// may be (where names can be swapped in one step; elsewhere, FreeBSD, the
+// compare before the rename is all there is, and the count is logged).
+func TestChangeWriteWithAConcurrentWriter(t *testing.T) {
+	top := t.TempDir()
+	lost, refused := 0, 0
+	for i := range 300 {
+		path := filepath.Join(top, strconv.Itoa(i), "settings.json") // Its backups beside it.
+		if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(`{"old": true}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := newChange(t, path, `{"setup": true}`)
+		stop, done := make(chan struct{}), make(chan int)
+		go func() {
+			n := 0
+			for range (i * 37) % 400 { // Start at a different moment each run.
+				runtime.Gosched()
+			}
+			for {
+				select {
+				case <-stop:
+					done <- n
+					return
+				default:
+				}
+				tmp := path + ".agent-tmp"
+				if os.WriteFile(tmp, []byte(`{"agent": `+strconv.Itoa(n)+`}`), 0o600) == nil && os.Rename(tmp, path) == nil {
+					n++
+				}
+				if i%2 == 0 {
+					runtime.Gosched()
+				}
+			}
+		}()
+		_, err := c.Write()
+		close(stop)
+		writes := <-done
+		got, _ := os.ReadFile(path)
+		switch {
+		case err != nil && !errors.Is(err, errChanged):
+			t.Fatalf("write %d: %v", i, err)
+		case err != nil:
+			refused++
+		case string(got) == `{"setup": true}` && writes > 0:
+			// Every agent write came before setup's rename, which replaced it.
+			lost++
+		}
+	}
+	if runtime.GOOS == "freebsd" {
+		t.Logf("FreeBSD: %d of 300 agent writes lost (the compare before the rename)", lost)
+		return
+	}
+	if lost > 0 {
+		t.Errorf("%d of 300 runs lost the agent's write (%d refused as changed)", lost, refused)
+	}
+	t.Logf("300 runs: %d refused as changed, none lost", refused)
 }

@@ -710,7 +710,7 @@ func (in *Input) writeText(ps *paste, text []byte) bool {
 // it.
 func (in *Input) fallback(ps *paste, cause error, rest []byte) {
 	ps.inline = true
-	ps.reason = cause.Error()
+	ps.reason, ps.why = cause.Error(), store.Why(cause)
 	in.cfg.Logf("paste: saving failed, delivering inline: %v", cause)
 	ps.bracketed = in.openDelivery()
 	if ps.rawTemp != nil {
@@ -723,9 +723,11 @@ func (in *Input) fallback(ps *paste, cause error, rest []byte) {
 	ps.discard()
 }
 
-// finishFallback ends a paste that went inline after a failure.
+// finishFallback ends a paste that went inline after a failure, and
+// says so in the child's input (noteUnsaved).
 func (in *Input) finishFallback(ps *paste) {
 	in.closeDelivery(ps.bracketed)
+	in.noteUnsaved(ps.why)
 	in.record(store.PasteRecord{
 		Bytes: ps.rawBytes, Time: in.now, Bracketed: ps.bracketed,
 		Outcome: store.OutcomeFallback, Reason: ps.reason, Burst: ps.burst,
@@ -882,6 +884,7 @@ type paste struct {
 	inline    bool // falling back: the rest streams to the child
 	bracketed bool // markers were sent at the fallback
 	reason    string
+	why       string // the reason in a few words, for the note (store.Why)
 
 	burst bool // a burst, not a bracketed paste (see BurstMode)
 }

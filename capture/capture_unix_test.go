@@ -44,9 +44,10 @@ func TestWriteFailureMidPasteReplaysExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		signal.Reset(syscall.SIGXFSZ)
-		want := "<" + body + ">"
+		note := UnsavedNote("file too large")
+		want := "<" + body + note + ">"
 		if mode {
-			want = "<" + start + body + end + ">"
+			want = "<" + start + body + end + start + note + end + ">"
 		}
 		if got := r.child.String(); got != want {
 			t.Errorf("mode %v: child got %d bytes, want the %d pasted (first difference at %d)", mode, len(got), len(want), diffAt(got, want))

@@ -110,9 +110,10 @@ func TestRootSwappedForSymlinkRefused(t *testing.T) {
 		r.child.Reset()
 		body := lines(400, "\r")
 		r.feed("a"+start+body+end+"b", 1000)
-		want := "a" + body + "b"
+		note := UnsavedNote("the root is unsafe")
+		want := "a" + body + note + "b"
 		if mode {
-			want = "a" + start + body + end + "b"
+			want = "a" + start + body + end + start + note + end + "b"
 		}
 		if got := r.child.String(); got != want {
 			t.Errorf("mode %v: child got %.100q, want the %d bytes pasted, inline", mode, got, len(want))

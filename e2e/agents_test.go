@@ -3,13 +3,17 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -82,6 +86,9 @@ type run struct {
 // An agentCase says how to run one agent offline.
 type agentCase struct {
 	name string // the command, as pbwrap knows it
+	// refuses: its hook refuses every reference, since its rewrite would
+	// approve the edit for the user (Qwen Code; issue 37).
+	refuses bool
 	// setup writes the agent's files in the run's HOME and sets its
 	// environment and arguments.
 	setup func(r *run)
@@ -98,6 +105,14 @@ type agentCase struct {
 	// pasteMark is what carries a large paste natively instead of its
 	// text, for an agent that saves pastes itself; "" for the text.
 	pasteMark string
+	// noted: pbwrap has a start note for the agent (agent.StartNote),
+	// which may announce notedQuestions, questions it asks because of
+	// pbwrap until pbwrap setup has run.
+	noted          bool
+	notedQuestions []question
+	// patchDropsLastNewline: the agent's apply_patch writes a file it adds
+	// without its last newline (Cline's).
+	patchDropsLastNewline bool
 }
 
 // result is one agent's line of the table.
@@ -106,8 +121,11 @@ type outcome struct {
 	nativeBytes, nativeReqs   int
 	wrappedBytes, wrappedReqs int
 	read, prompts, hook       string
-	native, wrapped           [2][]string // the questions at the first and second start
-	roundTrip                 string      // setup, then setup --remove, on the agent's own files
+	readSetup                 bool        // the read ran after pbwrap setup (an agent with a start note)
+	native, wrapped, setUp    [2][]string // the questions at the first and second start: natively, through pbwrap, and after pbwrap setup
+	notes                     [2]string   // pbwrap's start notes at the starts through pbwrap before setup
+	hasSetup                  bool
+	roundTrip                 string // setup, then setup --remove, on the agent's own files
 }
 
 var (
@@ -134,8 +152,9 @@ func TestAgents(t *testing.T) {
 				table = append(table, o)
 				tableMu.Unlock()
 			}()
-			o.native, o.wrapped, o.roundTrip = runQuestions(t, srv, a)
+			runQuestions(t, srv, a, &o)
 			o.nativeBytes, o.nativeReqs = runNative(t, srv, a)
+			o.readSetup = a.noted
 			o.wrappedBytes, o.wrappedReqs, o.read, o.prompts = runWrapped(t, srv, a)
 			o.hook = "no hook"
 			if a.hook {
@@ -148,13 +167,33 @@ func TestAgents(t *testing.T) {
 
 func printTable() {
 	var b strings.Builder
-	b.WriteString("\n| agent | version | questions added by pbwrap at first start | at second start | model received natively | through pbwrap | read result | prompts | hook | setup, then --remove |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| agent | version | questions added by pbwrap, nothing set up: first start | second start | pbwrap's note before the start | after pbwrap setup: first | second | model received natively | through pbwrap | read result | prompts | hook | setup, then --remove |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, o := range table {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d bytes in %d requests | %d bytes in %d requests | %s | %s | %s | %s |\n",
+		after := [2]string{"no setup", "no setup"}
+		if o.hasSetup {
+			after = [2]string{addedQuestions(o.native[0], o.setUp[0]), addedQuestions(o.native[1], o.setUp[1])}
+		}
+		read := o.read
+		if o.readSetup {
+			read += ", after pbwrap setup"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d bytes in %d requests | %d bytes in %d requests | %s | %s | %s | %s |\n",
 			o.agent, o.version, addedQuestions(o.native[0], o.wrapped[0]), addedQuestions(o.native[1], o.wrapped[1]),
-			o.nativeBytes, o.nativeReqs, o.wrappedBytes, o.wrappedReqs, o.read, o.prompts, o.hook, o.roundTrip)
+			noteCell(o.notes), after[0], after[1],
+			o.nativeBytes, o.nativeReqs, o.wrappedBytes, o.wrappedReqs, read, o.prompts, o.hook, o.roundTrip)
 	}
 	fmt.Print(b.String())
+}
+
+// noteCell shows pbwrap's start notes of the two starts.
+func noteCell(notes [2]string) string {
+	switch {
+	case notes[0] == "" && notes[1] == "":
+		return "none"
+	case notes[0] == notes[1]:
+		return fmt.Sprintf("both starts: %q", notes[0])
+	}
+	return fmt.Sprintf("first: %q, second: %q", notes[0], notes[1])
 }
 
 // newRun makes a fresh HOME, working directory and root, and the base
@@ -165,7 +204,7 @@ func newRun(t *testing.T, srv *server, a agentCase, write, untrusted bool) *run 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	t.Cleanup(func() { killLeftovers(base); os.RemoveAll(base) })
 	base, _ = filepath.EvalSymlinks(base)
 	r := &run{t: t, srv: srv, write: write, untrusted: untrusted,
 		home: filepath.Join(base, "home"), work: filepath.Join(base, "work"), root: filepath.Join(base, "root")}
@@ -188,6 +227,27 @@ func newRun(t *testing.T, srv *server, a agentCase, write, untrusted bool) *run 
 	delete(r.env, "CI")
 	a.setup(r)
 	return r
+}
+
+// killLeftovers ends the processes a run's agent left behind (Cline's hub
+// daemon, which detaches and outlives it): those whose HOME is below
+// base, and so were started by the run. On a system without /proc there
+// are none to find.
+func killLeftovers(base string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if home, ok := strings.CutPrefix(kv, "HOME="); ok && strings.HasPrefix(home, base+"/") {
+				if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil && pid != os.Getpid() {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	}
 }
 
 func (r *run) writeFile(rel, text string) {
@@ -305,10 +365,15 @@ func carried(reqs []*request, want string) (bytes, requests int) {
 var refScreenRE = regexp.MustCompile(`\[paste saved: ([^\]\s]+)\]`)
 
 // runWrapped pastes through pbwrap and checks what the model got: the
-// reference, never the text, a read of the file, no prompt.
+// reference, never the text, a read of the file, no prompt. Nothing is
+// set up, but for an agent with a start note (a question or a prompt
+// pbwrap cannot prevent without setup, which runQuestions counts): that
+// one runs after pbwrap setup, which its note names.
 func runWrapped(t *testing.T, srv *server, a agentCase) (bytes, reqs int, read, prompts string) {
 	r := newRun(t, srv, a, false, false)
-	r.setup(a)
+	if a.noted {
+		r.setup(a)
+	}
 	srv.reset(scenario{})
 	s := r.start(a, true)
 	defer s.kill()
@@ -359,11 +424,18 @@ func runWrite(t *testing.T, srv *server, a agentCase) string {
 	}
 	got, err := os.ReadFile(target)
 	switch {
+	case a.refuses && errors.Is(err, fs.ErrNotExist):
+		return "refused, with the reason: nothing written (its rewrite would approve the edit)"
+	case a.refuses:
+		t.Errorf("write: the hook refuses references for %s, yet the file was written (%d bytes, %v)", a.name, len(got), err)
+		return "written despite the refusal"
 	case err != nil:
 		t.Errorf("write: %v", err)
 		return "not written: " + err.Error()
 	case string(got) == pasteText():
 		return fmt.Sprintf("expanded: the file is the paste (%d bytes)", len(got))
+	case string(got)+"\n" == pasteText() && a.patchDropsLastNewline:
+		return fmt.Sprintf("expanded: the file is the paste but its last newline, which the agent's apply_patch drops from a file it adds (%d bytes)", len(got))
 	case strings.Contains(string(got), "{{file:"):
 		t.Errorf("write: the reference was written literally")
 		return "literal reference written"

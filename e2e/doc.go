@@ -17,15 +17,20 @@
 // reference, which pbwrap's hook for the agent expands.
 //
 // First, the questions at start: each agent starts twice in a fresh HOME
-// where nothing is trusted, not even the working directory, natively and
-// through pbwrap (after pbwrap setup, where pbwrap has a setup for the
-// agent). The agent's own first-start questions are answered yes, as a
-// user would; the starts through pbwrap must ask exactly what the native
-// ones ask, and nothing else (TestAgents fails on any other question). On
-// the settings files the native starts left, pbwrap setup and then pbwrap
-// setup --remove must leave every byte as it was.
+// where nothing is trusted, not even the working directory: natively,
+// through pbwrap with nothing set up, and, where pbwrap has a setup for
+// the agent, through pbwrap after pbwrap setup. The agent's own
+// first-start questions are answered yes, as a user would; the starts
+// through pbwrap must ask exactly what the native ones ask, and nothing
+// else (TestAgents fails on any other question), but for a question the
+// agent asks because of pbwrap until pbwrap setup (Gemini CLI's trust of
+// the root), which pbwrap's start note must have announced at that start.
+// On the settings files the native starts left, pbwrap setup and then
+// pbwrap setup --remove must leave every byte as it was.
 //
-// Then the agent runs through pbwrap in tmux; the test pastes a 600-line file
+// Then the agent runs through pbwrap in tmux, nothing set up but for an
+// agent with a start note (Gemini CLI, Crush: after pbwrap setup); the
+// test pastes a 600-line file
 // (tmux load-buffer and paste-buffer -p), submits, and asserts from the
 // server's log that no request carried the paste's text, that the user
 // message carried the reference, that the read tool's result held the

@@ -200,10 +200,12 @@ func callsByID(msgs []message) map[string]call {
 
 // Tool names, by kind, as the agents call them.
 var (
-	readTools  = []string{"Read", "read", "read_file", "view"}
-	writeTools = []string{"Write", "write", "write_file", "create"}
+	readTools = []string{"Read", "read", "read_file", "view", "read_files"}
+	// Not Cline's editor, which refuses a text over 6000 characters, the
+	// paste's expansion too: its apply_patch writes the paste.
+	writeTools = []string{"Write", "write", "write_file", "create", "Create"}
 	shellTools = []string{"exec_command", "shell", "shell_command", "run_shell_command", "bash", "Bash"}
-	pathProps  = []string{"file_path", "absolute_path", "filePath", "path"}
+	pathProps  = []string{"file_path", "absolute_path", "filePath", "filepath", "path"}
 	writeProps = []string{"content", "file_text"}
 	shellProps = []string{"cmd", "command"}
 )
@@ -234,6 +236,9 @@ func firstProp(t *tool, names []string) string {
 // one (Codex), its shell tool with sed on the file's first lines.
 func readCall(tools []tool, path string, sc scenario) *call {
 	if t := findTool(tools, readTools); t != nil {
+		if t.name == "read_files" { // Cline's: {"files": [{"path": ...}]}.
+			return &call{id: "call_read", name: t.name, args: jsonArgs(map[string]any{"files": []any{map[string]any{"path": path}}})}
+		}
 		if p := firstProp(t, pathProps); p != "" {
 			args := map[string]any{p: path}
 			if firstProp(t, []string{"view_range"}) != "" { // Copilot CLI's view reads a large file by its lines only.

@@ -16,8 +16,8 @@ import (
 
 // Questions at start: the first start of an agent in a fresh HOME where
 // nothing is trusted, not even the working directory, and the start after
-// it, natively and through pbwrap (after pbwrap setup, where pbwrap has
-// it). The agent's own first-start questions (trust this folder?) are
+// it, natively, through pbwrap with nothing set up, and through pbwrap
+// after pbwrap setup, where pbwrap has it. The agent's own first-start questions (trust this folder?) are
 // answered as a user would, yes; any other question fails the run. What
 // pbwrap is allowed to show is what the same start shows natively.
 
@@ -31,7 +31,7 @@ type question struct {
 // startQuestions starts the agent, answers its own questions and returns
 // their texts, once it is ready; an unknown question is an error, with the
 // screen.
-func (r *run) startQuestions(a agentCase, wrapped bool) (asked []string, unknown string) {
+func (r *run) startQuestions(a agentCase, wrapped, noted bool) (asked []string, unknown string) {
 	s := r.startUnready(a, wrapped)
 	defer s.kill()
 	deadline := time.Now().Add(startTimeout)
@@ -40,7 +40,7 @@ func (r *run) startQuestions(a agentCase, wrapped bool) (asked []string, unknown
 		// An agent that does not use the alternate screen leaves a question
 		// it was answered on the screen: what counts is what follows it.
 		screen := after(s.screen(), answered)
-		if q := a.ownQuestion(screen); q != nil {
+		if q := a.ownQuestion(screen, noted); q != nil {
 			asked = append(asked, q.text)
 			answered = append(answered, q.text)
 			// A key sent before the question takes keys is lost, and the next
@@ -58,7 +58,7 @@ func (r *run) startQuestions(a agentCase, wrapped bool) (asked []string, unknown
 		}
 		if strings.Contains(screen, a.ready) {
 			time.Sleep(3 * time.Second) // A question that comes late.
-			if late := after(s.screen(), answered); a.ownQuestion(late) == nil && promptsOn(late, a.prompts) == "none" {
+			if late := after(s.screen(), answered); a.ownQuestion(late, noted) == nil && promptsOn(late, a.prompts) == "none" {
 				return asked, ""
 			}
 			continue
@@ -78,18 +78,24 @@ func after(screen string, answered []string) string {
 	return screen
 }
 
-// ownQuestion returns the agent's own question the screen shows, or nil.
-func (a agentCase) ownQuestion(screen string) *question {
-	for i := range a.questions {
-		if strings.Contains(screen, a.questions[i].text) {
-			return &a.questions[i]
+// ownQuestion returns the agent's own question the screen shows, or nil;
+// with noted, the questions pbwrap's start note announces count too.
+func (a agentCase) ownQuestion(screen string, noted bool) *question {
+	qs := a.questions
+	if noted {
+		qs = append(slices.Clone(qs), a.notedQuestions...)
+	}
+	for i := range qs {
+		if strings.Contains(screen, qs[i].text) {
+			return &qs[i]
 		}
 	}
 	return nil
 }
 
 // setup runs pbwrap setup for the agent in the run's HOME, where pbwrap
-// has a setup for it.
+// has a setup for it. The suite runs it only where it says so: every
+// agent's first starts through pbwrap are made with nothing set up.
 func (r *run) setup(a agentCase) {
 	r.t.Helper()
 	if !a.hook {
@@ -103,39 +109,90 @@ func (r *run) setup(a agentCase) {
 	}
 }
 
-// runQuestions counts the questions of a first and a second start, native
-// and through pbwrap, and fails when pbwrap's differ.
-func runQuestions(t *testing.T, srv *server, a agentCase) (native, wrapped [2][]string, roundTrip string) {
-	roundTrip = "no setup"
-	for _, through := range []bool{false, true} {
+// runQuestions counts the questions of a first and a second start,
+// natively, through pbwrap with nothing set up, and, for an agent pbwrap
+// has a setup for, through pbwrap after pbwrap setup. Through pbwrap with
+// nothing set up the starts must ask what the native ones ask and nothing
+// else, but for the questions an agent asks because of pbwrap until
+// setup (agent.E2E.NotedQuestions), which pbwrap's start note must have
+// announced at that start; after setup, exactly what the native ones ask.
+func runQuestions(t *testing.T, srv *server, a agentCase, o *outcome) {
+	o.roundTrip = "no setup"
+	o.hasSetup = a.hook
+	for _, mode := range []string{"native", "wrapped", "set up"} {
+		if mode == "set up" && !a.hook {
+			continue
+		}
 		r := newRun(t, srv, a, false, true)
 		srv.reset(scenario{})
-		if through {
+		through := mode != "native"
+		if mode == "set up" {
 			r.setup(a)
 		}
-		defer func() {
-			if !through && a.hook {
-				roundTrip = r.roundTrip(a) // On the files the agent wrote itself at its starts.
-			}
-		}()
 		for i := range 2 {
-			asked, unknown := r.startQuestions(a, through)
+			asked, unknown := r.startQuestions(a, through, mode == "wrapped")
 			if unknown != "" {
-				t.Errorf("start %d (through pbwrap: %v): a question pbwrap cannot answer for: %s", i+1, through, unknown)
+				t.Errorf("start %d (%s): a question pbwrap cannot answer for: %s", i+1, mode, unknown)
 			}
-			if through {
-				wrapped[i] = asked
-			} else {
-				native[i] = asked
+			switch mode {
+			case "native":
+				o.native[i] = asked
+			case "wrapped":
+				o.wrapped[i] = asked
+				o.notes[i] = r.startNote()
+			default:
+				o.setUp[i] = asked
 			}
+		}
+		if mode == "native" && a.hook {
+			o.roundTrip = r.roundTrip(a) // On the files the agent wrote itself at its starts.
 		}
 	}
 	for i := range 2 {
-		if !slices.Equal(native[i], wrapped[i]) {
-			t.Errorf("start %d asked %q natively, %q through pbwrap", i+1, native[i], wrapped[i])
+		var added []string
+		for _, q := range o.wrapped[i] {
+			if !slices.Contains(o.native[i], q) {
+				added = append(added, q)
+			}
+		}
+		switch {
+		case len(added) > 0 && !a.notes(added):
+			t.Errorf("start %d asked %q natively, %q through pbwrap", i+1, o.native[i], o.wrapped[i])
+		case len(added) > 0 && o.notes[i] == "":
+			t.Errorf("start %d through pbwrap asked %q, and pbwrap's start note did not say so", i+1, added)
+		}
+		if a.hook && !slices.Equal(o.native[i], o.setUp[i]) {
+			t.Errorf("start %d asked %q natively, %q through pbwrap after pbwrap setup", i+1, o.native[i], o.setUp[i])
 		}
 	}
-	return native, wrapped, roundTrip
+}
+
+// notes reports whether every question of qs is one pbwrap's start note
+// announces for the agent.
+func (a agentCase) notes(qs []string) bool {
+	for _, q := range qs {
+		if !slices.ContainsFunc(a.notedQuestions, func(n question) bool { return n.text == q }) {
+			return false
+		}
+	}
+	return true
+}
+
+// startNote is the start note pbwrap logged at the run's last start
+// through it, "" for none, and empties the log.
+func (r *run) startNote() string {
+	file := filepath.Join(r.home, "pbwrap.log")
+	log, _ := os.ReadFile(file)
+	os.Remove(file)
+	for line := range strings.Lines(string(log)) {
+		for _, mark := range []string{"pbwrap setup", "pbwrap doctor tells more"} {
+			// "pbwrap[PID] DATE TIME TEXT"
+			if parts := strings.SplitN(strings.TrimSpace(line), " ", 4); len(parts) == 4 && strings.Contains(parts[3], mark) {
+				return parts[3]
+			}
+		}
+	}
+	return ""
 }
 
 // addedQuestions says how many questions a start through pbwrap asked

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -15,13 +18,32 @@ const (
 )
 
 // hookInput is the part of a hook's input the adapters read; Claude Code
-// and Codex (PreToolUse), Gemini CLI (BeforeTool) and pbwrap's Pi extension
-// send the same names.
+// and Codex (PreToolUse), Gemini CLI (BeforeTool), Factory Droid and
+// pbwrap's Pi extension send the same names. Letta Code names the event
+// event_type and the working directory working_directory; Auggie gives
+// the working directory as the first of workspace_roots. Those stand in
+// for the common names when these are absent (see normalize).
 type hookInput struct {
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	Cwd           string          `json:"cwd"`
+	HookEventName    string          `json:"hook_event_name"`
+	EventType        string          `json:"event_type"`
+	ToolName         string          `json:"tool_name"`
+	ToolInput        json.RawMessage `json:"tool_input"`
+	Cwd              string          `json:"cwd"`
+	WorkingDirectory string          `json:"working_directory"`
+	WorkspaceRoots   []string        `json:"workspace_roots"`
+}
+
+// normalize fills the common names from the other agents' ones.
+func (in *hookInput) normalize() {
+	if in.HookEventName == "" {
+		in.HookEventName = in.EventType
+	}
+	if in.Cwd == "" {
+		in.Cwd = in.WorkingDirectory
+	}
+	if in.Cwd == "" && len(in.WorkspaceRoots) > 0 {
+		in.Cwd = in.WorkspaceRoots[0]
+	}
 }
 
 // ErrNotText: the hook protocols carry text as JSON strings, which cannot
@@ -46,15 +68,12 @@ type field struct {
 }
 
 // stringFields lists the named string members of o that Expand would act
-// on; with patch, they are patches whose references are whole added lines
-// (ExpandPatch).
-func stringFields(o *object, names []string, patch bool) ([]field, error) {
+// on (with numbered, also NAME_1, NAME_2, ...); with patch, they are
+// patches whose references are whole added lines (ExpandPatch).
+func stringFields(o *object, names []string, numbered, patch bool) ([]field, error) {
 	var fields []field
-	for _, name := range names {
-		raw, ok := o.members[name]
-		if !ok {
-			continue
-		}
+	for _, name := range o.named(names, numbered) {
+		raw := o.members[name]
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("%s is not a string", name)
@@ -82,7 +101,7 @@ func listFields(o *object, list, name string) ([]field, error) {
 	objs := make([]*object, len(items))
 	for i, item := range items {
 		objs[i] = newObject(item)
-		f, err := stringFields(objs[i], []string{name}, false)
+		f, err := stringFields(objs[i], []string{name}, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -92,6 +111,46 @@ func listFields(o *object, list, name string) ([]field, error) {
 		o.lists[list] = objs
 	}
 	return fields, nil
+}
+
+// named returns the names of o's members among names, in their order, and
+// with numbered, each name's numbered members (NAME_1, NAME_2, ...) after
+// it, in the order of their numbers.
+func (o *object) named(names []string, numbered bool) []string {
+	var out []string
+	for _, name := range names {
+		if _, ok := o.members[name]; ok {
+			out = append(out, name)
+		}
+		if !numbered {
+			continue
+		}
+		var nums []int
+		for member := range o.members {
+			if n, ok := numberOf(member, name); ok {
+				nums = append(nums, n)
+			}
+		}
+		slices.Sort(nums)
+		for _, n := range nums {
+			out = append(out, name+"_"+strconv.Itoa(n))
+		}
+	}
+	return out
+}
+
+// numberOf returns N when member is name_N, N a decimal number written
+// as strconv writes it (no sign, no leading zero).
+func numberOf(member, name string) (int, bool) {
+	digits, ok := strings.CutPrefix(member, name+"_")
+	if !ok || digits == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 0 || strconv.Itoa(n) != digits {
+		return 0, false
+	}
+	return n, true
 }
 
 // answerSize is how much the expanded fields add to an answer.

@@ -57,9 +57,23 @@ func TestHookGolden(t *testing.T) {
 				hook = CopilotHook
 			case strings.HasPrefix(name, "opencode-"):
 				hook = OpencodeHook
+			case strings.HasPrefix(name, "cline-"):
+				hook = ClineHook
+			case strings.HasPrefix(name, "auggie-"):
+				hook = AuggieHook
+			case strings.HasPrefix(name, "droid-"):
+				hook = DroidHook
+			case strings.HasPrefix(name, "letta-"):
+				hook = LettaHook
 			}
 			got, err := hook(bytes.ReplaceAll(raw, []byte("@DIR@"), []byte(dir)), []string{dir})
-			if err != nil {
+			var denial *Denial
+			switch {
+			case errors.As(err, &denial):
+				// A denial by exit status: what the hook writes to standard error.
+				got, err = json.Marshal(map[string]any{"exit_status": 2, "stderr": denial.Reason})
+				got = append(got, '\n')
+			case err != nil:
 				t.Fatalf("hook: %v", err)
 			}
 			got = bytes.ReplaceAll(got, []byte(dir), []byte("@DIR@"))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -32,7 +33,24 @@ type Protocol struct {
 	// that the agent reads a saved paste without asking; any other goes
 	// on unchanged. Only for the UpdatedInput and AllowedInput replies.
 	Reads []Tool
+	// Approves: the agent takes a rewritten call only with an approval
+	// that also answers the question it would have asked the user (Qwen
+	// Code's PermissionRequest). A call with references is then refused
+	// (ErrApproval), so that a reference never decides for the user.
+	Approves bool
+	// DenyByExit: the agent takes a denial only from the hook's exit
+	// status, 2, with the reason on standard error, and reads nothing of
+	// the answer then (Letta Code): a reference that fails makes
+	// AnswerScope return a *Denial, no answer, and the caller exits so.
+	DenyByExit bool
 }
+
+// A Denial is a call denied, for a protocol that denies by exit status
+// (DenyByExit): the hook writes Reason to standard error and exits with
+// status 2.
+type Denial struct{ Reason string }
+
+func (d *Denial) Error() string { return d.Reason }
 
 // Reply is the form of a hook's answer.
 type Reply int
@@ -67,6 +85,15 @@ const (
 	// name; the answer is {"modifiedArgs": INPUT} with no decision, and a
 	// denial {"permissionDecision": "deny", "permissionDecisionReason": ...}.
 	ModifiedArgs
+	// OverrideInput is Cline's hook: the call comes as {"hookName":
+	// "tool_call", "tool_call": {"name", "input"}, "workspaceRoots": [CWD],
+	// ...}, the event named tool_call whatever the hook's file is called
+	// (PreToolUse), and the answer {"overrideInput": INPUT}, which replaces
+	// the call's input before Cline's approval; Cline has no denial of one
+	// call, so a denial is {"cancel": true, "errorMessage": ...}, which
+	// stops the call and the turn with the reason. Cline lets a call
+	// through when the hook fails or writes no JSON (Refusal).
+	OverrideInput
 )
 
 // A Tool is one of an agent's tools whose input writes text into files.
@@ -82,12 +109,25 @@ type Tool struct {
 	// must be a whole added line and becomes one added line per line of
 	// its range (ExpandPatch).
 	Patch bool
+	// Target is the string member naming the file the call writes
+	// ("file_path"), which the hook judges (ErrGuarded); a patch names
+	// its files in its headers.
+	Target string
+	// Numbered: each field comes numbered too, NAME_1, NAME_2, ... (Auggie's
+	// str-replace-editor, new_str_1 for its first replacement), and those
+	// are expanded as the field is.
+	Numbered bool
 }
 
 // String describes what of the tool's input the hook expands, as help
 // shows it: "Write (content)", "MultiEdit (edits[].new_string)".
 func (t Tool) String() string {
 	what := append([]string(nil), t.Fields...)
+	if t.Numbered {
+		for i, f := range what {
+			what[i] = f + ", " + f + "_N"
+		}
+	}
 	if t.List != "" {
 		what = append(what, t.List+"[]."+t.Item)
 	}
@@ -158,6 +198,9 @@ func (p *Protocol) Answer(in []byte, dirs []string) (out []byte, err error) {
 // reason.
 func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	if len(in) > MaxHookInput {
+		if p.DenyByExit {
+			return nil, &Denial{inputTooLarge().Report(hookAction)}
+		}
 		return p.deny(inputTooLarge())
 	}
 	req, err := p.parse(in)
@@ -181,8 +224,16 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 	if len(fields) == 0 {
 		return nil, nil
 	}
+	if e := p.checkApproval(tool, input, fields, req.Cwd, sc.Home); e != nil {
+		if p.DenyByExit {
+			return nil, &Denial{e.Report(approvalAction)}
+		}
+		return p.denyWith(e, approvalAction)
+	}
 	var perr *Error
 	switch err := expandFields(req.Cwd, sc, fields); {
+	case errors.As(err, &perr) && p.DenyByExit:
+		return nil, &Denial{perr.Report(hookAction)}
 	case errors.As(err, &perr):
 		return p.deny(perr)
 	case err != nil:
@@ -194,8 +245,13 @@ func (p *Protocol) AnswerScope(in []byte, sc Scope) (out []byte, err error) {
 // parse reads the call in the protocol's names.
 func (p *Protocol) parse(in []byte) (hookInput, error) {
 	var req hookInput
-	if p.Reply != ModifiedArgs {
+	switch p.Reply {
+	case OverrideInput:
+		return p.parseCline(in)
+	case ModifiedArgs:
+	default:
 		err := json.Unmarshal(in, &req)
+		req.normalize()
 		return req, err
 	}
 	var c struct {
@@ -221,6 +277,49 @@ func (p *Protocol) parse(in []byte) (hookInput, error) {
 	return req, nil
 }
 
+// parseCline reads a call in Cline's names (OverrideInput): its
+// tool_call hook is the protocol's event.
+func (p *Protocol) parseCline(in []byte) (hookInput, error) {
+	var c struct {
+		HookName string `json:"hookName"`
+		ToolCall struct {
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"tool_call"`
+		WorkspaceRoots []string `json:"workspaceRoots"`
+	}
+	if err := json.Unmarshal(in, &c); err != nil {
+		return hookInput{}, err
+	}
+	req := hookInput{HookEventName: c.HookName, ToolName: c.ToolCall.Name, ToolInput: c.ToolCall.Input}
+	if c.HookName == "tool_call" {
+		req.HookEventName = p.Event
+	}
+	if len(c.WorkspaceRoots) > 0 {
+		req.Cwd = c.WorkspaceRoots[0]
+	}
+	return req, nil
+}
+
+// Refusal is what the hook writes on standard output, besides its exit
+// status 2 and the reason on standard error, when it cannot answer a
+// call (input that is not a call, an answer it could not write): for an
+// agent that runs a call whose hook failed (Cline), the answer that stops
+// it; nil for the others, which block the call on that exit status.
+func (p *Protocol) Refusal(reason string) []byte {
+	if p.Reply != OverrideInput {
+		return nil
+	}
+	out, _ := encode(clineCancel{true, reason}) // Two plain fields: cannot fail.
+	return out
+}
+
+// clineCancel is Cline's answer that stops a call.
+type clineCancel struct {
+	Cancel       bool   `json:"cancel"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
 // input parses the call's tool input and lists its fields that have
 // references.
 func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
@@ -229,7 +328,7 @@ func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
 		return nil, nil, fmt.Errorf("tool_input of %s: %w", t.Name, err)
 	}
 	input := newObject(members)
-	fields, err := stringFields(input, t.Fields, t.Patch)
+	fields, err := stringFields(input, t.Fields, t.Numbered, t.Patch)
 	if err == nil && t.List != "" {
 		var more []field
 		more, err = listFields(input, t.List, t.Item)
@@ -245,8 +344,12 @@ func (t *Tool) input(raw json.RawMessage) (*object, []field, error) {
 // what the answer is expected to take.
 func (p *Protocol) rewrite(input *object, size int) ([]byte, error) {
 	b := make([]byte, 0, size+128)
-	if p.Reply == ModifiedArgs {
-		b = append(b, `{"modifiedArgs":`...)
+	if p.Reply == ModifiedArgs || p.Reply == OverrideInput {
+		name := `{"modifiedArgs":`
+		if p.Reply == OverrideInput {
+			name = `{"overrideInput":`
+		}
+		b = append(b, name...)
 		b, err := input.appendTo(b)
 		if err != nil {
 			return nil, err
@@ -297,18 +400,53 @@ func (p *Protocol) allowRead(read *Tool, raw json.RawMessage, cwd string, sc Sco
 	s := newScope("", Scope{Roots: sc.Roots, Session: sc.Session, Home: sc.Home, Deny: sc.Deny})
 	defer s.Close()
 	s.cwds = []string{cwd} // For the agent's read rules: no scope directory.
-	f, err := s.open(path)
+	f, real, err := s.openFile(path)
 	if err != nil {
 		return nil, nil
 	}
-	_ = f.Close() // Only opened, to check it: nothing read.
+	defer f.Close() // Only opened, to judge it: nothing read.
+	if !sameAsPath(f, path, real) {
+		return nil, nil
+	}
+	// The agent reads the file itself, after the answer: it is pointed at
+	// the real path, which goes through no link (none below the root, none
+	// a reference's spelling put above it), and reads what was judged
+	// unless a name on that path is renamed in the moment between.
 	b := append([]byte(`{"hookSpecificOutput":{"hookEventName":`), appendString(nil, []byte(p.Event))...)
-	return append(b, `,"permissionDecision":"allow"}}`+"\n"...), nil
+	b = append(b, `,"permissionDecision":"allow","updatedInput":{`...)
+	b = appendString(b, []byte(read.Fields[0]))
+	b = append(b, ':')
+	b = appendString(b, []byte(real))
+	return append(b, "}}}\n"...), nil
+}
+
+// sameAsPath reports whether the file f, opened below its scope
+// directory without following a link, is what path and real lead to now,
+// following links as the agent's own read does: the same file (device
+// and inode), and real, resolved, is itself. A link swapped in anywhere
+// on either path before this check makes it false.
+func sameAsPath(f *os.File, path, real string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
+		return false
+	}
+	for _, p := range []string{path, real} {
+		if st, err := os.Stat(p); err != nil || !os.SameFile(st, fi) {
+			return false
+		}
+	}
+	return true
 }
 
 // deny answers with the call denied, the report of e as the reason.
-func (p *Protocol) deny(e *Error) ([]byte, error) {
-	reason := e.Report(hookAction)
+func (p *Protocol) deny(e *Error) ([]byte, error) { return p.denyWith(e, hookAction) }
+
+// denyWith is deny with the action the model is told to take.
+func (p *Protocol) denyWith(e *Error, action string) ([]byte, error) {
+	reason := e.Report(action)
 	switch p.Reply {
 	case PermissionInput:
 		type decision struct {
@@ -322,6 +460,8 @@ func (p *Protocol) deny(e *Error) ([]byte, error) {
 		return encode(struct {
 			HookSpecificOutput output `json:"hookSpecificOutput"`
 		}{output{p.Event, decision{"deny", reason}}})
+	case OverrideInput:
+		return encode(clineCancel{true, reason})
 	case ModifiedArgs:
 		return encode(struct {
 			PermissionDecision       string `json:"permissionDecision"`

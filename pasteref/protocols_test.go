@@ -62,6 +62,39 @@ var (
 	}}
 )
 
+// The agents added in issue 39, their calls as each bundle builds them
+// (testdata/hook/cline-*, auggie-*, droid-*, letta-*): Cline 3.0.65's
+// @cline/core hook payload (hookName "tool_call", tool_call, preToolUse,
+// workspaceRoots) and its editor and apply_patch schemas; Auggie 0.36's
+// PreToolUse event (workspace_roots, is_mcp_tool) and its save-file,
+// str-replace-editor and apply_patch schemas; Droid 0.215's PreToolUse
+// input (Claude Code's names) and its Create, Edit (one change, or a list
+// of changes) and ApplyPatch schemas; Letta Code
+// 0.32's (event_type, working_directory) and its Write, Edit, MultiEdit
+// and ApplyPatch schemas.
+var (
+	clineProto = Protocol{Event: "PreToolUse", Reply: OverrideInput, Tools: []Tool{
+		{Name: "editor", Fields: []string{"new_text"}, Target: "path"},
+		{Name: "apply_patch", Fields: []string{"input"}, Patch: true},
+	}}
+	auggieProto = Protocol{Event: "PreToolUse", Reply: UpdatedInput, Tools: []Tool{
+		{Name: "save-file", Fields: []string{"file_content"}, Target: "path"},
+		{Name: "str-replace-editor", Fields: []string{"new_str"}, Numbered: true, Target: "path"},
+		{Name: "apply_patch", Fields: []string{"input"}, Patch: true},
+	}}
+	droidProto = Protocol{Event: "PreToolUse", Reply: UpdatedInput, Tools: []Tool{
+		{Name: "Create", Fields: []string{"content"}, Target: "file_path"},
+		{Name: "Edit", Fields: []string{"new_str"}, List: "changes", Item: "new_str", Target: "file_path"},
+		{Name: "ApplyPatch", Fields: []string{"input"}, Patch: true},
+	}}
+	lettaProto = Protocol{Event: "PreToolUse", Reply: UpdatedInput, DenyByExit: true, Tools: []Tool{
+		{Name: "Write", Fields: []string{"content"}, Target: "file_path"},
+		{Name: "Edit", Fields: []string{"new_string"}, Target: "file_path"},
+		{Name: "MultiEdit", List: "edits", Item: "new_string", Target: "file_path"},
+		{Name: "ApplyPatch", Fields: []string{"input"}, Patch: true},
+	}}
+)
+
 func ClaudeHook(in []byte, dirs []string) ([]byte, error)   { return claudeProto.Answer(in, dirs) }
 func CodexHook(in []byte, dirs []string) ([]byte, error)    { return codexProto.Answer(in, dirs) }
 func GeminiHook(in []byte, dirs []string) ([]byte, error)   { return geminiProto.Answer(in, dirs) }
@@ -70,3 +103,7 @@ func CopilotHook(in []byte, dirs []string) ([]byte, error)  { return copilotProt
 func QwenHook(in []byte, dirs []string) ([]byte, error)     { return qwenProto.Answer(in, dirs) }
 func CrushHook(in []byte, dirs []string) ([]byte, error)    { return crushProto.Answer(in, dirs) }
 func OpencodeHook(in []byte, dirs []string) ([]byte, error) { return opencodeProto.Answer(in, dirs) }
+func ClineHook(in []byte, dirs []string) ([]byte, error)    { return clineProto.Answer(in, dirs) }
+func AuggieHook(in []byte, dirs []string) ([]byte, error)   { return auggieProto.Answer(in, dirs) }
+func DroidHook(in []byte, dirs []string) ([]byte, error)    { return droidProto.Answer(in, dirs) }
+func LettaHook(in []byte, dirs []string) ([]byte, error)    { return lettaProto.Answer(in, dirs) }

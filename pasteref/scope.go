@@ -240,6 +240,16 @@ func (s *scope) Close() {
 // following any symbolic link, and only a regular file with a single link
 // that the scope's rules let a hook read.
 func (s *scope) open(path string) (io.ReadCloser, error) {
+	f, _, err := s.openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// openFile is open, with the file's real path (its scope directory's,
+// resolved, and the rest as cleaned).
+func (s *scope) openFile(path string) (*os.File, string, error) {
 	// Cleaned first, so that a ".." cannot pass a deeper directory by
 	// and reach it through a shallower one with other rules (the root's
 	// sessions through the working directory above it). Below a scope
@@ -249,27 +259,27 @@ func (s *scope) open(path string) (io.ReadCloser, error) {
 	if d == nil {
 		switch {
 		case s.slashRefused:
-			return nil, fmt.Errorf("%w (%w)", ErrOutsideScope, errRootCwd)
+			return nil, "", fmt.Errorf("%w (%w)", ErrOutsideScope, errRootCwd)
 		case s.homeRefused:
-			return nil, fmt.Errorf("%w (%w)", ErrOutsideScope, ErrHomeCwd)
+			return nil, "", fmt.Errorf("%w (%w)", ErrOutsideScope, ErrHomeCwd)
 		}
-		return nil, ErrOutsideScope
+		return nil, "", ErrOutsideScope
 	}
 	if d.err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: d.err}
+		return nil, "", &fs.PathError{Op: "open", Path: path, Err: d.err}
 	}
 	if err := s.allowed(d, rel, path); err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, "", &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	f, err := beneath(d.dir, rel)
 	if err != nil {
-		return nil, openError(path, err)
+		return nil, "", openError(path, err)
 	}
 	if err := checkFile(f, path); err != nil {
 		_ = f.Close() // Best effort: nothing was read.
-		return nil, err
+		return nil, "", err
 	}
-	return f, nil
+	return f, filepath.Join(d.real, rel), nil
 }
 
 // allowed applies the scope's rules to the file rel below d, which path

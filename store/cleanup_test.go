@@ -1235,3 +1235,41 @@ func TestCleanCountersTemp(t *testing.T) {
 		}
 	}
 }
+
+// Issue 37: start-up cleanup took a live session for a dead one once its
+// .lock was deleted, which the agent it runs can do, and removed its
+// pastes. The session's lock is on its directory too, which nothing in it
+// can take away: the session and its pastes survive, All or not.
+func TestCleanKeepsLiveSessionWithoutLockFile(t *testing.T) {
+	f := newFixture(t)
+	s := f.live(old, "the user's paste\n")
+	if err := os.Remove(filepath.Join(s.Dir, lockName)); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-old) // The removal made it look fresh: it is as old as before.
+	if err := os.Chtimes(s.Dir, then, then); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, f.root.Path)
+	if live, err := IsLive(s.Dir); !live || err != nil {
+		t.Fatalf("IsLive without .lock = %v, %v; want true", live, err)
+	}
+	for _, all := range []bool{false, true} {
+		c := f.cleaner()
+		c.All = all
+		rep := f.clean(c)
+		if got := summaryIDs(rep.Live); !slices.Contains(got, s.ID) {
+			t.Errorf("All %v: Live = %v, want the session in it", all, got)
+		}
+		if !exists(s.Dir) {
+			t.Fatalf("All %v: the live session was removed", all)
+		}
+		checkSame(t, subSnapshot(before, s.ID), subSnapshot(snapshot(t, f.root.Path), s.ID))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if live, err := IsLive(s.Dir); live || err != nil {
+		t.Errorf("IsLive after Close = %v, %v; want false", live, err)
+	}
+}

@@ -44,6 +44,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	lock     *os.File // holds the flock on Dir/.lock; nil once closed
+	dirLock  *os.File // holds the flock on Dir itself, which no agent can delete while the session runs
 	manifest Manifest
 	next     int // the lowest paste number not yet tried
 	// nextImage is the lowest image number not yet tried (see
@@ -96,13 +97,19 @@ func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: create session: %w", err)
 	}
+	dirLock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	lock, err := lockSession(dir)
 	if err != nil {
+		_ = dirLock.Close() // Best effort: the directory is removed.
 		return nil, err
 	}
 	lockInfo, err := lock.Stat()
 	if err != nil {
-		_ = lock.Close() // Best effort: the directory is removed.
+		_ = lock.Close()    // Best effort: the directory is removed.
+		_ = dirLock.Close() // As above.
 		return nil, fmt.Errorf("store: lock session: %w", err)
 	}
 	s := &Session{
@@ -112,6 +119,7 @@ func (r *Root) NewSession(id string, meta Meta) (_ *Session, err error) {
 		dirInfo:  dirInfo,
 		lockInfo: lockInfo,
 		lock:     lock,
+		dirLock:  dirLock,
 		next:     1,
 		saved:    make(map[string]saved),
 		manifest: Manifest{
@@ -152,6 +160,22 @@ func lockSession(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// lockDir takes an exclusive flock on the session directory itself,
+// without waiting: the mark of a live session that an agent, which may
+// delete any file in the directory (.lock among them), cannot take away
+// while the directory exists. Close-on-exec, as .lock's.
+func lockDir(dir string) (*os.File, error) {
+	d, err := openDirNoFollow(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: lock session: %w", err)
+	}
+	if err := flock(d, lockExclusive); err != nil {
+		_ = d.Close() // Best effort.
+		return nil, fmt.Errorf("store: lock session %s: %w", dir, err)
+	}
+	return d, nil
+}
+
 // Close releases the session's lock, after which a cleaner may remove the
 // session once it is old enough. The files are kept, even when the session
 // saved nothing (End removes those). Later calls to the session's methods
@@ -180,16 +204,24 @@ func (s *Session) closeLocked() error {
 
 // unlockLocked releases the session's lock, with s.mu held.
 func (s *Session) unlockLocked() error {
-	f := s.lock
-	s.lock = nil
-	// Closing the descriptor releases the lock; unlocking first releases
-	// it even if a copy of the descriptor lives on somewhere.
-	uerr := flock(f, lockUnlock)
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("store: unlock session: %w", err)
+	f, d := s.lock, s.dirLock
+	s.lock, s.dirLock = nil, nil
+	// Closing a descriptor releases its lock; unlocking first releases it
+	// even if a copy of the descriptor lives on somewhere.
+	var errs []error
+	for _, l := range []*os.File{f, d} {
+		if l == nil {
+			continue
+		}
+		uerr := flock(l, lockUnlock)
+		if err := l.Close(); err != nil {
+			errs = append(errs, err)
+		} else if uerr != nil {
+			errs = append(errs, uerr)
+		}
 	}
-	if uerr != nil {
-		return fmt.Errorf("store: unlock session: %w", uerr)
+	if len(errs) > 0 {
+		return fmt.Errorf("store: unlock session: %w", errors.Join(errs...))
 	}
 	return nil
 }
@@ -278,14 +310,33 @@ func (d *sessionDir) isBare() bool {
 
 // IsLive reports whether a process holds the lock of the session in
 // sessionDir, that is, whether the session is running, in this process or
-// another. It takes a shared lock on sessionDir/.lock without waiting and
-// lets it go at once, so concurrent probes do not see each other.
+// another. It takes a shared lock on sessionDir itself, then on
+// sessionDir/.lock (which pbwrap before 37 alone held), without waiting,
+// and lets each go at once, so concurrent probes do not see each other.
+// The directory's lock is what an agent cannot take away: it may delete
+// .lock, but not the directory while the session's files are in it.
 //
-// A missing .lock, or a missing sessionDir, means not live. A session
+// A missing sessionDir means not live, and so does a missing .lock
+// when the directory's lock is free. A session
 // creates its .lock just after its directory, and a probe at the moment it
 // takes the lock makes NewSession fail, so a cleaner must check that a
 // session is old before it calls IsLive, and remove only old ones.
 func IsLive(sessionDir string) (bool, error) {
+	d, err := openDirNoFollow(sessionDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("store: check session: %w", err)
+	}
+	err = flock(d, lockSharedProbe)
+	_ = d.Close() // Best effort: closing releases the probe's lock.
+	switch {
+	case isWouldBlock(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("store: check session: %w", err)
+	}
 	path := filepath.Join(sessionDir, lockName)
 	f, err := openNoFollow(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {

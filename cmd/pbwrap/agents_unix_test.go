@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
@@ -54,6 +55,58 @@ func TestOpencodeEnv(t *testing.T) {
 			log, _ := os.ReadFile(logFile)
 			if tc.log != "" && !strings.Contains(string(log), tc.log) || tc.log == "" && len(log) > 0 {
 				t.Errorf("log: %q, want %q", log, tc.log)
+			}
+		})
+	}
+}
+
+// An agent that will ask because of pbwrap whatever pbwrap adds to its
+// start is named, with the command that fixes it, in one line on the
+// terminal before the agent starts (here Crush, which asks before each
+// read of the root until pbwrap's hook is in its settings); once fixed,
+// nothing is said; --no-agent-args, which adds nothing, says nothing.
+func TestStartNote(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crush := filepath.Join(t.TempDir(), "crush")
+	if err := os.Symlink(self, crush); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(realDir(t), "root")
+	const note = "pbwrap: Crush asks before reading each saved paste: pbwrap setup crush lets it read them without asking\r\n"
+	for _, tc := range []struct {
+		name  string
+		hook  bool
+		flags []string
+		want  bool
+	}{
+		{name: "not set up", want: true},
+		{name: "set up", hook: true},
+		{name: "--no-agent-args", flags: []string{"--no-agent-args"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tc.hook {
+				dir := filepath.Join(home, ".config", "crush")
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				snippet := agent.Find("crush").Hook.Snippet("pbwrap")
+				if err := os.WriteFile(filepath.Join(dir, "crush.json"), snippet, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := []string{"PBWRAP_ROOT=" + root, "HOME=" + home, "XDG_CONFIG_HOME=", "CRUSH_GLOBAL_CONFIG="}
+			term := startPbwrap(t, ptytest.Job{Env: env, Command: []string{crush, "ready", "exit:0"}}, tc.flags...)
+			term.WaitOutput("READY")
+			term.WantExit("exit 0")
+			// The note comes first, before pbwrap takes the terminal (its
+			// first escape sequence), and once.
+			out := string(term.Output())
+			if got := strings.Count(out, "pbwrap: "); tc.want && (!strings.HasPrefix(out, note) || got != 1) || !tc.want && got != 0 {
+				t.Errorf("the terminal showed %q; want the note %q first and once: %v", out, note, tc.want)
 			}
 		})
 	}

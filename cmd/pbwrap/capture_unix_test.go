@@ -309,7 +309,7 @@ func TestTerminalKeepsBracketedPaste(t *testing.T) {
 }
 
 // When the store fails, a large paste reaches the child inline exactly as
-// the terminal sent it, and pbwrap goes on.
+// the terminal sent it, then the note saying so, and pbwrap goes on.
 func TestStoreFailureDeliversInline(t *testing.T) {
 	for _, bp := range []bool{false, true} {
 		t.Run(modeName(bp), func(t *testing.T) {
@@ -322,8 +322,8 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 			body := ptytest.Lines(300, "kept")
 			term.paste(body, 1000)
 			term.Type([]byte("!"), 0)
-			if got, want := term.waitInputHas("!"), bracket(bp, body)+"!"; got != want {
-				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(want))
+			if got, want := term.waitInputHas("!"), bracket(bp, body)+unsavedNote(bp, whyNotDir)+"!"; got != want {
+				t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), ptytest.Tail([]byte(got), 200))
 			}
 			term.WaitOutput("pbwrap: not saving pastes:")
 			term.SignalWrapper(syscall.SIGTERM)
@@ -332,7 +332,8 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 	}
 }
 
-// An unsafe root is refused, with the reason, and pastes go inline.
+// An unsafe root is refused, with the reason, and pastes go inline, each
+// with the note.
 func TestUnsafeRootRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -368,8 +369,8 @@ func TestUnsafeRootRefused(t *testing.T) {
 			body := ptytest.Lines(300, "kept")
 			term.paste(body, 0)
 			term.Type([]byte("!"), 0)
-			if got := term.waitInputHas("!"); got != body+"!" {
-				t.Errorf("child got %d bytes, want the %d bytes pasted", len(got), len(body)+1)
+			if got, want := term.waitInputHas("!"), body+unsavedNote(false, "the root is unsafe")+"!"; got != want {
+				t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), ptytest.Tail([]byte(got), 200))
 			}
 			warning := regexp.MustCompile(`not saving pastes[^\n]*\n`)
 			term.WaitFor("the warning, whole", func() bool { return warning.Match(term.Output()) })
@@ -450,6 +451,35 @@ func vmHWM(t *testing.T, pid int) (int, bool) {
 // The child learns its session, and a known agent gets the flag that lets
 // it read the saved pastes, unless --no-agent-args.
 func TestSessionEnvAndAgentArgs(t *testing.T) {
+	t.Run("root is a directory", testSessionEnvAndAgentArgs)
+	// A root that is no directory gives the agent nothing: Copilot CLI did
+	// not start with --add-dir of a path under a regular file (issue 39),
+	// and nothing can be saved there at start anyway.
+	t.Run("root is no directory", func(t *testing.T) {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		claude := filepath.Join(t.TempDir(), "claude")
+		if err := os.Symlink(self, claude); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		term := startPbwrap(t, ptytest.Job{
+			Env:     []string{"PBWRAP_ROOT=" + filepath.Join(file, "root")},
+			Command: []string{claude, "ready", "exit:0"},
+		})
+		term.WantExit("exit 0")
+		if report := term.File("report"); strings.Contains(report, "arg ") {
+			t.Errorf("child reported %q, want no argument of pbwrap's", report)
+		}
+	})
+}
+
+func testSessionEnvAndAgentArgs(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

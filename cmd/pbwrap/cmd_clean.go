@@ -45,6 +45,7 @@ it removes nothing and fails with exit status 2 unless --yes is given, so
 that what a script does never depends on whether a terminal happens to be
 attached. --yes skips the question in both cases; --dry-run never needs it.`,
 	run:       runClean,
+	warns:     true,
 	globals:   []string{"root", "ttl", "max-store"},
 	flagDecls: []flagDecl{{name: "all"}, {name: "yes"}, {name: "older-than", arg: "DURATION"}, {name: "dry-run"}},
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pbwrap/pbwrap/agent"
 	"github.com/pbwrap/pbwrap/capture"
-	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/internal/pastecheck"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/store"
@@ -107,10 +106,11 @@ func (d *doctor) checkRoot(cfg *config) string {
 	// The root, and what the checks say of it (paths below it), are
 	// printed escaped: it comes from the environment or the config file.
 	fmt.Fprintf(d.out, "root: %s (from %s)\n", printable(root), s.from)
+	rootOK := true
 	for _, ch := range store.CheckRoot(root) {
 		mark := "ok  "
 		if !ch.OK {
-			mark = "FAIL"
+			mark, rootOK = "FAIL", false
 			d.problem(fmt.Sprintf("root %s: %s: %s", printable(root), ch.Name, printable(ch.Detail)), printable(ch.Fix))
 		}
 		line := fmt.Sprintf("  %s  %s", mark, ch.Name)
@@ -119,17 +119,7 @@ func (d *doctor) checkRoot(cfg *config) string {
 		}
 		fmt.Fprintln(d.out, line)
 	}
-	if free, where, err := fsutil.FreeSpace(root); err == nil {
-		mark := "ok  "
-		if free < lowSpace {
-			mark = "FAIL"
-			d.problem(fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), printable(where)),
-				"free some space, or set --root to a roomier file system")
-		}
-		fmt.Fprintf(d.out, "  %s  free space: %s on %s\n", mark, humanBytes(int64(free)), printable(where))
-	} else {
-		fmt.Fprintf(d.out, "  ?     free space: %v\n", printableError(err))
-	}
+	d.checkSaving(cfg, root, rootOK)
 	d.showStore(cfg, root)
 	return root
 }
@@ -236,19 +226,7 @@ func clipAnswer(clip string) string {
 
 func (d *doctor) showConfig(cfg *config) {
 	fmt.Fprintln(d.out, "\nconfiguration (flag > environment > config file > default):")
-	switch {
-	case cfg.file == "":
-		fmt.Fprintln(d.out, "  config file: none (neither XDG_CONFIG_HOME nor HOME is set)")
-	case cfg.fileErr != nil:
-		fmt.Fprintf(d.out, "  FAIL  config file: %v\n", printableError(cfg.fileErr))
-		d.problem(fmt.Sprintf("the config file cannot be read: %v", printableError(cfg.fileErr)), "fix or remove the line it names in "+printable(cfg.file))
-	default:
-		if _, err := os.Stat(cfg.file); err != nil {
-			fmt.Fprintf(d.out, "  config file: %s (none there)\n", printable(cfg.file))
-		} else {
-			fmt.Fprintf(d.out, "  config file: %s\n", printable(cfg.file))
-		}
-	}
+	d.checkConfigFile(cfg)
 	// Values, where they come from and why they are bad are printed
 	// escaped: they come from the config file, the environment and the
 	// command line, and a control character would reach the terminal.
@@ -265,6 +243,7 @@ func (d *doctor) showConfig(cfg *config) {
 			d.problem(fmt.Sprintf("bad setting: %v", printableError(s.err)), "correct or remove "+printable(s.origin()))
 		}
 	}
+	d.checkVariables(cfg)
 	if cfg.off {
 		d.problem("pbwrap is off (--off or PBWRAP_OFF): it runs commands unwrapped and saves nothing",
 			"unset PBWRAP_OFF, or drop --off")

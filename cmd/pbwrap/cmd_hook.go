@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,11 +51,20 @@ they write (see pbwrap help expand):
 - no reference, or another tool: it prints nothing, and the call goes on
   unchanged;
 - references that all expand: it answers with the tool input, expanded, and
-  the agent's own permissions decide as they would have (an edit that would
-  have asked the user still asks), for every agent but Qwen Code, whose hook
-  can rewrite a call only by approving it (below);
+  no decision of its own, so the agent's own permissions decide as they
+  would have (an edit that would have asked the user still asks);
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
+
+A reference never decides who approves an edit: for Qwen Code, which takes
+a rewritten edit only together with an approval that skips asking you, the
+hook refuses every edit with a reference (the model writes the text out),
+and for every agent it refuses a reference in an edit of a file that decides
+what runs: an agent's settings, hooks and commands (.claude/, .gemini/,
+.qwen/, .codex/, .opencode/, crush.json, opencode.json, .mcp.json, ...),
+git's directory and hook managers (.git/, .husky/, .githooks/), .envrc, and
+any hidden file or directory of your home (~/.bashrc, ~/.zshrc, ~/.profile,
+~/.ssh, ~/.config), judged through symbolic links.
 
 The hook runs with all of your rights, outside the agent's sandbox and read
 rules, so it is stricter than pbwrap expand:
@@ -68,10 +78,14 @@ rules, so it is stricter than pbwrap expand:
   directory of your home (~/.ssh, ~/.aws, ~/.config) expands only through a
   directory inside it. Those directories may be reached through symbolic
   links (/tmp on macOS); they are resolved once and opened;
-- it honours the agent's own rules for reading files where the agent has
-  them (Claude Code's permissions.deny Read rules, from every settings
-  file; what Gemini CLI's .geminiignore and Qwen Code's .qwenignore
-  name): a file the agent may not read does not expand;
+- it honours the agent's own rules for reading files, as the agent
+  matches them: Claude Code's permissions.deny and permissions.ask Read
+  rules from every settings file; what Gemini CLI's read_file refuses
+  (.gitignore, git's exclude file, .geminiignore and the custom ignore
+  files of its context.fileFiltering settings, deny and ask_user rules of
+  its policy files, tools.exclude); opencode's permission.read rules, its
+  default "ask" for .env files included. A file the agent may not read, or
+  would ask about, does not expand;
 - below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
@@ -142,18 +156,25 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	}
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
+	p := &a.Hook.Protocol
 	in, err := io.ReadAll(io.LimitReader(std.in, pasteref.MaxHookInput+1))
 	if err != nil {
-		return hookRefused(std, err)
+		return hookRefused(std, p, err)
 	}
-	out, err := a.Hook.Protocol.AnswerScope(in, hookScope(cfg, a))
-	if err != nil {
-		return hookRefused(std, err)
+	out, err := p.AnswerScope(in, hookScope(cfg, a))
+	var denial *pasteref.Denial
+	switch {
+	case errors.As(err, &denial):
+		// An agent that reads a denial from the exit status alone.
+		fmt.Fprintln(std.err, denial.Reason)
+		return quietExit(2)
+	case err != nil:
+		return hookRefused(std, p, err)
 	}
 	if _, err := std.out.Write(out); err != nil {
 		// An answer lost on the way would let the call through with its
 		// references unexpanded: block it instead.
-		return hookRefused(std, err)
+		return hookRefused(std, p, err)
 	}
 	return nil
 }
@@ -190,8 +211,11 @@ func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
 
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
 // which the agents show to the model (and pbwrap's Pi extension gives Pi
-// as the reason).
-func hookRefused(std *streams, err error) error {
-	fmt.Fprintf(std.err, "pbwrap hook: %v\n", err)
+// as the reason), and for an agent that runs a call whose hook failed,
+// the answer that stops it (pasteref.Protocol.Refusal).
+func hookRefused(std *streams, p *pasteref.Protocol, err error) error {
+	reason := fmt.Sprintf("pbwrap hook: %v", err)
+	fmt.Fprintln(std.err, reason)
+	_, _ = std.out.Write(p.Refusal(reason)) // Best effort: the exit status says it too.
 	return quietExit(2)
 }

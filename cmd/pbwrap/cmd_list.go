@@ -41,6 +41,7 @@ or holds what pbwrap would not have written (a path outside its session, a
 negative size) is skipped, with one line on stderr saying why; so does show.
 Values that do not print (escape sequences) are shown escaped.`,
 	run:       runList,
+	warns:     true,
 	globals:   []string{"root"},
 	flagDecls: []flagDecl{{name: "json"}},
 }

@@ -18,6 +18,7 @@ var setupCommand = &command{
 	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
 	helpFunc:  setupHelp,
 	run:       runSetup,
+	warns:     true,
 	flagDecls: []flagDecl{{name: "yes", short: "y"}, {name: "print"}, {name: "remove"}, {name: "force"}},
 	args:      hookedArgs,
 }
@@ -64,10 +65,13 @@ JSON object, a "hooks" that is not one, TOML that does not read the same
 after the change), or that is not a regular file of at most 4 MiB, is left
 alone, with the reason. Run again, it finds its entries and changes nothing.
 
-The file keeps its owner too: run as root with a user's HOME (sudo keeps
-it on macOS), setup gives the file, its backup and any directory it makes
-to the user who owns the file (or the directory it goes in), and run as
-another user than that, it refuses. It refuses a file with more than one
+Run as root for a user (sudo, with the user's HOME, as on macOS; or su),
+setup acts as that user (SUDO_UID and SUDO_GID, else the owner of HOME),
+with that user's rights alone, from its start: it writes only what the user
+could write, the system checking each step, so a link to a file of root's,
+a directory of root's on the way or a read-only directory stops it as it
+would stop the user. With root's own HOME it writes root's files; run as
+another user than a file's owner, it refuses. It refuses a file with more than one
 hard link (a new file in its place would leave the other names with the
 old text), and a read-only file unless --force. It compares the file with
 what it read once the new one is written, just before putting it in
@@ -142,6 +146,11 @@ func runSetup(c *command, std *streams, cfg *config, args []string) error {
 	env := agent.OS()
 	prog, why, err := agent.Program(env)
 	if err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
+	// After Program: a process that gave up root may not read its own
+	// /proc/self/exe.
+	if _, err := asSudoUser(env.Getenv); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	if printOnly {

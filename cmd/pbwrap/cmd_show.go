@@ -33,6 +33,7 @@ text is printed exactly as saved, so it can be piped on:
   pbwrap show last | wc -l
   pbwrap show 7c2e91ab:2 > recovered.log`,
 	run:     runShow,
+	warns:   true,
 	globals: []string{"root"},
 	args:    showArgs,
 	files:   true,

@@ -50,6 +50,7 @@ root) is refused, with the reason; remove it to count from zero.
   counted. The format number changes only when a field changes meaning or
   goes away.`,
 	run:       runStats,
+	warns:     true,
 	globals:   []string{"root"},
 	flagDecls: []flagDecl{{name: "json"}, {name: "since", arg: "DURATION"}},
 }

@@ -34,6 +34,12 @@ type command struct {
 	// setup, which need no setting they could get wrong. README.md's table
 	// of commands says which are (TestReadmeCommandTable).
 	lenient bool
+	// warns: the command says on standard error what of the configuration
+	// was left out (config.warnings) before it runs: list, show, stats,
+	// clean and setup, which a person runs. doctor reports it among its
+	// checks; the others run quiet, as they run for an agent or a shell
+	// (hook, expand, completion) or print what a script reads.
+	warns bool
 
 	// flagDecls are the command's own flags, which flags defines and
 	// completion offers; its usage line shows them (TestUsageFlags).
@@ -150,6 +156,9 @@ func (c *command) parse(cfg *config, fs *flag.FlagSet, args []string, maxArgs in
 	}
 	if err := cfg.load(); err != nil && !c.lenient {
 		return err
+	}
+	if c.warns && cfg.stderr != nil {
+		cfg.sayWarnings(cfg.stderr)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/pbwrap/pbwrap/bracketed"
 	"github.com/pbwrap/pbwrap/capture"
-	"github.com/pbwrap/pbwrap/internal/fsutil"
 	"github.com/pbwrap/pbwrap/store"
 )
 
@@ -54,7 +53,14 @@ type setting struct {
 type config struct {
 	settings []*setting
 	file     string // the config file's path, "" when there can be none
-	fileErr  error  // why the config file could not be read as a whole
+	fileErr  error  // why the config file could not be read as a whole: it is ignored
+	// fileIssues are the config file's lines that were ignored, each with
+	// the reason (see readConfigFile), and envTypos the PBWRAP_ variables
+	// of the environment that look like a setting's name misspelt: what
+	// warnings says, with fileErr and the file's refused values.
+	fileIssues []string
+	envTypos   []string
+	stderr     io.Writer // where a command that warns (command.warns) says them
 
 	off          bool
 	noAgentArgs  bool
@@ -181,11 +187,15 @@ func (cfg *config) addFlags(fs *flag.FlagSet, which []string) {
 // load fills in what the flags left unset, from the environment, else the
 // config file, else the default, and has every setting check its value. A
 // setting whose value is refused keeps its default, with the reason in
-// its err (pbwrap doctor shows both); load returns the first reason, a
-// config file that cannot be read first.
+// its err (pbwrap doctor shows both). load returns the first reason of a
+// value from a flag or the environment, which the user chose for this
+// run: a usage error. What is wrong in the config file, which every run
+// reads, is no error: a line that cannot be used, or a value refused, is
+// left out, the rest applies, and warnings says what was left out.
 func (cfg *config) load() error {
-	values, err := readConfigFile(cfg.file)
-	cfg.fileErr = err
+	values, issues, err := readConfigFile(cfg.file, os.LookupEnv)
+	cfg.fileErr, cfg.fileIssues = err, issues
+	cfg.envTypos = envTypos(os.Environ())
 	for _, s := range cfg.settings {
 		if s.from == fromFlag {
 			continue
@@ -204,16 +214,17 @@ func (cfg *config) load() error {
 // stores its default instead. A default that is refused too (a default
 // made from the environment) leaves the config's field at its zero value:
 // the setting's error says what is wrong, once, and a lenient command runs
-// on without it.
+// on without it. It returns the first error of a value that did not come
+// from the config file (see load).
 func (cfg *config) apply() error {
-	first := cfg.fileErr
+	var first error
 	for _, s := range cfg.settings {
 		err := s.apply(s, cfg)
 		if err == nil {
 			continue
 		}
 		s.err = err
-		if first == nil {
+		if first == nil && s.from != fromFile {
 			first = err
 		}
 		if s.from != fromDefault {
@@ -223,103 +234,6 @@ func (cfg *config) apply() error {
 		}
 	}
 	return first
-}
-
-// A fileValue is a setting's value as a line of the config file gives it.
-type fileValue struct {
-	value string
-	where string // "PATH:LINE"
-}
-
-// maxConfigFile is the most the config file may hold. A line per setting,
-// with comments, is a few KiB; a larger file is not a config file, and one
-// without end (a symlink to /dev/zero) must not be read whole.
-const maxConfigFile = 64 << 10
-
-// readConfigFile reads the config file at path, if there is one: lines of
-// NAME=VALUE, NAME one of the settings' environment variables, a VALUE in
-// matching quotes taken without them; blank lines and lines starting with
-// # are skipped. It stops at the first bad line with an error that names
-// the file and the line, returning the values read until then. A file
-// that is not a regular file (a directory, a named pipe, a device) or
-// holds more than maxConfigFile bytes is refused, without waiting for a
-// writer to a named pipe.
-func readConfigFile(path string) (map[string]fileValue, error) {
-	values := make(map[string]fileValue)
-	if path == "" {
-		return values, nil
-	}
-	text, err := readConfigText(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return values, nil
-	}
-	if err != nil {
-		return values, err
-	}
-	known := make(map[string]bool)
-	for _, s := range newSettings() {
-		known[s.env] = true
-	}
-	for n, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		where := fmt.Sprintf("%s:%d", path, n+1)
-		name, value, ok := strings.Cut(line, "=")
-		name = strings.TrimSpace(name)
-		switch {
-		case !ok:
-			return values, usagef("%s: want NAME=VALUE, such as PBWRAP_MIN_BYTES=16384", where)
-		case !known[name]:
-			return values, usagef("%s: unknown setting %q (pbwrap --help lists the PBWRAP_ variables)", where, name)
-		case values[name].where != "":
-			return values, usagef("%s: %s is set again (first at %s)", where, name, values[name].where)
-		}
-		values[name] = fileValue{value: unquote(strings.TrimSpace(value)), where: where}
-	}
-	return values, nil
-}
-
-// readConfigText returns the text of the config file at path: an error
-// wrapping fs.ErrNotExist when there is none, and a usage error naming the
-// file when it cannot be read or is refused (see readConfigFile).
-func readConfigText(path string) (string, error) {
-	text, _, err := fsutil.ReadRegular(path, maxConfigFile)
-	var notRegular *fsutil.NotRegularError
-	var tooLarge *fsutil.TooLargeError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", err
-	case errors.As(err, &notRegular):
-		return "", usagef("config file: %s is %s, not a regular file", path, fsutil.Kind(notRegular.Mode))
-	case errors.As(err, &tooLarge):
-		return "", usagef("config file: read %s: larger than %d KiB", path, maxConfigFile>>10)
-	case err != nil:
-		return "", usagef("config file: %v", err)
-	}
-	return string(text), nil
-}
-
-// unquote removes one pair of matching quotes around v, as a shell would.
-func unquote(v string) string {
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		return v[1 : len(v)-1]
-	}
-	return v
-}
-
-// err returns the first reason a setting, or the config file, was refused.
-func (cfg *config) err() error {
-	if cfg.fileErr != nil {
-		return cfg.fileErr
-	}
-	for _, s := range cfg.settings {
-		if s.err != nil {
-			return s.err
-		}
-	}
-	return nil
 }
 
 // name is how an error refers to the setting: the flag, the variable, or

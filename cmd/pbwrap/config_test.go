@@ -75,8 +75,11 @@ func TestParseInterspersed(t *testing.T) {
 	}
 }
 
-// The config file: comments, blanks, spaces and quotes; every bad line an
-// error naming the file and the line.
+// The config file: what people write in such files (comments, export,
+// blanks around =, quotes, ~ and $VAR) is read; each bad line is one issue
+// naming the file and the line, with the setting a misspelt name most
+// likely means, and the other lines apply (issue 39: one bad line stopped
+// every wrapped agent).
 func TestReadConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(text string) string {
@@ -86,43 +89,142 @@ func TestReadConfigFile(t *testing.T) {
 		}
 		return path
 	}
-	path := write("# comment\n\n  PBWRAP_MIN_BYTES = 100 \nPBWRAP_REF_FORMAT='<{path}>'\nPBWRAP_LOG=\"\"\n")
-	values, err := readConfigFile(path)
+	lookup := func(name string) (string, bool) {
+		v, ok := map[string]string{"HOME": "/home/me", "XDG_STATE_HOME": "/home/me/state"}[name]
+		return v, ok
+	}
+	path := write("\ufeff# comment\n\n  PBWRAP_MIN_BYTES = 100 # bytes\r\n" +
+		"export PBWRAP_REF_FORMAT='<{path} #{n}>'\nPBWRAP_LOG=\"\"\n" +
+		"PBWRAP_ROOT=~/pastes\nPBWRAP_HOOK_ALLOW=~/a:$XDG_STATE_HOME/b\n" +
+		"PBWRAP_MINBYTES=5\nmin-lines=3\nPBWRAP_TTL=\"7d\nEDITOR=vi\nPBWRAP_OFF\nPBWRAP_DEBUG=$NOPE\n" +
+		"PBWRAP_TTL=1d\nPBWRAP_TTL=2d\n")
+	values, issues, err := readConfigFile(path, lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]fileValue{
 		"PBWRAP_MIN_BYTES":  {"100", path + ":3"},
-		"PBWRAP_REF_FORMAT": {"<{path}>", path + ":4"},
+		"PBWRAP_REF_FORMAT": {"<{path} #{n}>", path + ":4"},
 		"PBWRAP_LOG":        {"", path + ":5"},
+		"PBWRAP_ROOT":       {"/home/me/pastes", path + ":6"},
+		"PBWRAP_HOOK_ALLOW": {"/home/me/a:/home/me/state/b", path + ":7"},
+		"PBWRAP_TTL":        {"2d", path + ":15"},
 	} {
 		if got := values[name]; got != want {
 			t.Errorf("%s = %+v, want %+v", name, got, want)
 		}
 	}
-	for text, want := range map[string]string{
-		"PBWRAP_OFF=1\nPBWRAP_NOPE=1\n":                         ":2: unknown setting \"PBWRAP_NOPE\"",
-		"\n\nPBWRAP_OFF\n":                                      ":3: want NAME=VALUE",
-		"PBWRAP_OFF=1\n# x\nPBWRAP_OFF=0\n":                     ":3: PBWRAP_OFF is set again (first at " + path + ":1)",
-		"export PBWRAP_OFF=1\n":                                 ":1: unknown setting \"export PBWRAP_OFF\"",
-		"PBWRAP_MIN_BYTES=" + strings.Repeat("9", 70000) + "\n": "read " + path,
-	} {
-		write(text)
-		if _, err := readConfigFile(path); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("config %.40q: error %v, want one with %q", text, err, want)
-		}
+	if len(values) != 6 {
+		t.Errorf("values %v, want the 6 good lines' alone", values)
 	}
-	if values, err := readConfigFile(filepath.Join(dir, "none")); err != nil || len(values) != 0 {
-		t.Errorf("a missing config file: %v, %v; want nothing and no error", values, err)
+	want := []string{
+		path + ":8: unknown setting PBWRAP_MINBYTES (did you mean PBWRAP_MIN_BYTES?); the line is ignored",
+		path + `:9: want NAME=VALUE: "min-lines" is not a variable name (letters, digits and _) (did you mean PBWRAP_MIN_LINES=VALUE?); the line is ignored`,
+		path + ":10: a double quote is not closed on this line; the line is ignored",
+		path + ":11: unknown setting EDITOR (pbwrap --help lists the PBWRAP_ variables); the line is ignored",
+		path + ":12: want NAME=VALUE: no = after PBWRAP_OFF; the line is ignored",
+		path + ":13: $NOPE is not set (or empty); the line is ignored",
+	}
+	if !slices.Equal(issues, want) {
+		t.Errorf("issues:\n%s\nwant:\n%s", strings.Join(issues, "\n"), strings.Join(want, "\n"))
+	}
+
+	write("PBWRAP_MIN_BYTES=" + strings.Repeat("9", 70000) + "\n")
+	if _, _, err := readConfigFile(path, lookup); err == nil || !strings.Contains(err.Error(), "read "+path) {
+		t.Errorf("a config file over 64 KiB: error %v, want one naming it", err)
+	}
+	if values, issues, err := readConfigFile(filepath.Join(dir, "none"), lookup); err != nil || len(values) != 0 || issues != nil {
+		t.Errorf("a missing config file: %v, %v, %v; want nothing and no error", values, issues, err)
 	}
 	// A directory: one line, the path once (review finding 4).
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	want := "config file: " + sub + " is a directory, not a regular file"
-	if _, err := readConfigFile(sub); err == nil || err.Error() != want {
-		t.Errorf("a directory as config file: error %v, want %q", err, want)
+	wantErr := "config file: " + sub + " is a directory, not a regular file"
+	if _, _, err := readConfigFile(sub, lookup); err == nil || err.Error() != wantErr {
+		t.Errorf("a directory as config file: error %v, want %q", err, wantErr)
+	}
+}
+
+// A bad value in the config file is a warning, and the setting keeps its
+// default; the same value from the environment, or a flag, is the error
+// (exit status 2), as the user gave it for this run.
+func TestConfigFileValueWarns(t *testing.T) {
+	xdg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(xdg, "pbwrap"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(xdg, "pbwrap", "config")
+	if err := os.WriteFile(file, []byte("PBWRAP_MIN_LINES=many\nPBWRAP_MIN_BYTES=100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	t.Setenv("PBWRAP_SESSION", "")
+	cfg := newConfig()
+	if err := cfg.load(); err != nil {
+		t.Fatalf("a bad value in the config file: load error %v, want none", err)
+	}
+	if cfg.minLines != 200 || cfg.minBytes != 100 {
+		t.Errorf("min-lines %d, min-bytes %d; want the default 200 and the file's 100", cfg.minLines, cfg.minBytes)
+	}
+	want := []string{file + `:1: PBWRAP_MIN_LINES="many": want a whole number of lines, at least 1; using the default, 200`}
+	if got := cfg.warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	t.Setenv("PBWRAP_MIN_LINES", "few")
+	cfg = newConfig()
+	if err := cfg.load(); err == nil || err.Error() != `PBWRAP_MIN_LINES="few": want a whole number of lines, at least 1` {
+		t.Errorf("a bad value in the environment: load error %v, want it named", err)
+	}
+}
+
+// A PBWRAP_ variable that looks like a setting misspelt is a warning with
+// the setting it most likely means; pbwrap's own variables and those of
+// its test and benchmark scripts are none (issue 39: PBWRAP_MINBYTES was
+// silently ignored).
+func TestEnvTypos(t *testing.T) {
+	env := []string{"HOME=/h", "PBWRAP_MINBYTES=5", "PBWRAP_of=1", "PBWRAP_ROOT=/r", "PBWRAP_LOGS=/l",
+		"PBWRAP_ON=1", "PBWRAP_FOO=1", "pbwrap_min_lines=3"}
+	want := []string{
+		"PBWRAP_MINBYTES in the environment is not a setting (did you mean PBWRAP_MIN_BYTES?); it is ignored",
+		"PBWRAP_of in the environment is not a setting (did you mean PBWRAP_OFF?); it is ignored",
+		"PBWRAP_LOGS in the environment is not a setting (did you mean PBWRAP_LOG?); it is ignored",
+	}
+	if got := envTypos(env); !slices.Equal(got, want) {
+		t.Errorf("envTypos = %q, want %q", got, want)
+	}
+	if got := otherVariables(env); !slices.Equal(got, []string{"PBWRAP_ON", "PBWRAP_FOO"}) {
+		t.Errorf("otherVariables = %q, want PBWRAP_ON and PBWRAP_FOO", got)
+	}
+	// The variables pbwrap sets, and its scripts' and tests' own: none may
+	// be taken for a typo, or every run of the tests would warn.
+	tools := []string{"PBWRAP_SESSION", "PBWRAP_SESSION_DIR", "PBWRAP_TRACE", "PBWRAP_E2E_PREFIX", "PBWRAP_E2E_NODE",
+		"PBWRAP_E2E_ONLY", "PBWRAP_E2E_PBWRAP", "PBWRAP_E2E_PI", "PBWRAP_E2E_DUMP", "PBWRAP_CRUSH_SRC", "PBWRAP_CRUSH_VERSION",
+		"PBWRAP_REQUIRE_TMUX", "PBWRAP_REQUIRE_SHELLS", "PBWRAP_REQUIRE_ORACLE", "PBWRAP_REQUIRE_VTERM", "PBWRAP_XTERM_HEADLESS",
+		"PBWRAP_XTERM_ASK", "PBWRAP_XTERM_PRINT", "PBWRAP_TEST_CHILD", "PBWRAP_TEST_INPUT", "PBWRAP_TEST_SPY",
+		"PBWRAP_TEST_REPORT", "PBWRAP_TEST_LOG", "PBWRAP_TEST_PANIC", "PBWRAP_TEST_FILTER", "PBWRAP_TEST_SPY_DELAY",
+		"PBWRAP_TEST_SHELL", "PBWRAP_TEST_RESET_PANIC", "PBWRAP_TEST_LEADER", "PBWRAP_TEST_TMUX",
+		"PBWRAP_STORE_TEST_ROOT", "PBWRAP_STORE_TEST_NOW", "PBWRAP_STORE_TEST_CHILD", "PBWRAP_REQUIRE_MOUNT"}
+	for _, name := range tools {
+		if got := envTypos([]string{name + "=1"}); got != nil {
+			t.Errorf("%s: %q, want no warning", name, got)
+		}
+	}
+}
+
+// Setting names get "did you mean" as they are misspelt: by a letter or
+// two, in lower case, as a flag, without PBWRAP_.
+func TestSuggestSetting(t *testing.T) {
+	for name, want := range map[string]string{
+		"PBWRAP_MINBYTES": "PBWRAP_MIN_BYTES", "PBWRAP_MIN_BYTE": "PBWRAP_MIN_BYTES", "pbwrap_min_bytes": "PBWRAP_MIN_BYTES",
+		"min-bytes": "PBWRAP_MIN_BYTES", "--min-bytes": "PBWRAP_MIN_BYTES", "MIN_BYTES": "PBWRAP_MIN_BYTES",
+		"PBWRAP_ROT": "PBWRAP_ROOT", "PBWRAP_TL": "PBWRAP_TTL", "PBWRAP_OFF": "", "PBWRAP_ON": "", "EDITOR": "",
+		"PBWRAP_": "", "": "", "PBWRAP_REQUIRE_STOR": "PBWRAP_REQUIRE_STORE", "off": "PBWRAP_OFF",
+	} {
+		if got := suggestSetting(name); got != want {
+			t.Errorf("suggestSetting(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
 
@@ -178,14 +280,14 @@ func TestReadConfigFileCap(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readConfigFile(path); err != nil {
+	if _, _, err := readConfigFile(path, nil); err != nil {
 		t.Errorf("a config file of %d bytes: %v, want no error", len(text), err)
 	}
 	if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	want := "config file: read " + path + ": larger than 64 KiB"
-	if _, err := readConfigFile(path); err == nil || err.Error() != want {
+	if _, _, err := readConfigFile(path, nil); err == nil || err.Error() != want {
 		t.Errorf("a config file of %d bytes: error %v, want %q", len(text)+1, err, want)
 	}
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestReadConfigFileNotRegular(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() { // Ends when readConfigFile returns, at once with the fix.
-			_, err := readConfigFile(path)
+			_, _, err := readConfigFile(path, nil)
 			done <- err
 		}()
 		select {
@@ -42,5 +43,33 @@ func TestReadConfigFileNotRegular(t *testing.T) {
 		case <-time.After(ptytest.Watchdog):
 			t.Fatalf("readConfigFile(%s) still waits after %v", path, ptytest.Watchdog)
 		}
+	}
+}
+
+// A bad line of the config file, wrapping a command on a terminal: one
+// line on the terminal, before the command starts (it owns the terminal
+// after), the same in the log, and the command runs with the rest of the
+// file (issue 39: the line stopped it, exit 2).
+func TestConfigWarningBeforeCommand(t *testing.T) {
+	xdg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(xdg, "pbwrap"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(xdg, "pbwrap", "config")
+	if err := os.WriteFile(file, []byte("PBWRAP_MINBYTES=100\nPBWRAP_MIN_LINES=3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(t.TempDir(), "log")
+	term := startPbwrap(t, ptytest.Job{Steps: []string{"env:PBWRAP_MIN_LINES", "ready", "exit:0"},
+		Env: []string{"XDG_CONFIG_HOME=" + xdg, "PBWRAP_LOG=" + logFile}})
+	term.WantExit("exit 0")
+	term.WaitReport("env PBWRAP_MIN_LINES=3")
+	want := "pbwrap: " + file + ":1: unknown setting PBWRAP_MINBYTES (did you mean PBWRAP_MIN_BYTES?); the line is ignored\r\n"
+	out := string(term.Output())
+	if !strings.HasPrefix(out, want) || strings.Count(out, "PBWRAP_MINBYTES") != 1 || strings.Index(out, want) > strings.Index(out, "READY") {
+		t.Errorf("the terminal showed %q, want once, before the command's READY: %q", out, want)
+	}
+	if log, _ := os.ReadFile(logFile); !strings.Contains(string(log), "config: "+file+":1: unknown setting PBWRAP_MINBYTES") {
+		t.Errorf("the log does not say it:\n%s", log)
 	}
 }

@@ -256,6 +256,7 @@ var helpTopics = []helpTopic{
 			"pbwrap help agents AGENT adds {{file:...}} references, which need the hook pbwrap setup AGENT installs\n",
 		words: agentHelpWords,
 	},
+	{name: "config", summary: "print what the config file may hold, and what pbwrap does with a line it cannot use", text: configHelp},
 }
 
 // agentHelpWords are what pbwrap help agents takes: the agents, and the

@@ -93,7 +93,7 @@ func manPage(readme string) (string, error) {
 	b.WriteString(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nPrint the help.\n")
 	b.WriteString(".SH COMMANDS\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, ".SS %s\n", roffLine("pbwrap "+c.usage))
+		fmt.Fprintf(&b, ".SS %s\n", roffHeading("pbwrap "+c.usage))
 		writeRoffText(&b, sentence(c.summary))
 		if help := c.helpText(); help != "" {
 			writeRoffText(&b, help)
@@ -146,6 +146,8 @@ func writeConfigTable(b *strings.Builder, settings []*setting) {
 		}
 		fmt.Fprintf(b, ".TP\n.B %s\n%s; default: %s\n", roffEscape("--"+s.flag), roffEscape(env), roffEscape(def))
 	}
+	b.WriteString(".SS The config file\n")
+	writeRoffText(b, configHelp)
 }
 
 func findSetting(settings []*setting, flag string) *setting {
@@ -225,6 +227,13 @@ func roffLine(l string) string {
 		l = `\&` + l
 	}
 	return l
+}
+
+// roffHeading is roffLine for a command's usage, which may break after
+// each "|" of a list of words (the agents of pbwrap hook) where the line
+// is full.
+func roffHeading(l string) string {
+	return strings.ReplaceAll(roffLine(l), "|", `|\:`)
 }
 
 // roffEscape escapes roff's escape character, writes hyphens as the minus

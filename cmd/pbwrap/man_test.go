@@ -39,7 +39,7 @@ func TestManPage(t *testing.T) {
 		t.Fatalf("%s is not what the generator makes of pbwrap's help (%s); run go generate ./cmd/pbwrap", manPath, firstDifference(string(got), want))
 	}
 	for _, c := range commands {
-		if !strings.Contains(want, ".SS "+roffLine("pbwrap "+c.usage)+"\n") {
+		if !strings.Contains(want, ".SS "+roffHeading("pbwrap "+c.usage)+"\n") {
 			t.Errorf("the man page has no section for pbwrap %s", c.name)
 		}
 	}

@@ -22,15 +22,7 @@ var savedAfter = regexp.MustCompile(`^(?:` + regexp.QuoteMeta(pasteStart) + `)?\
 // file holds the text copied.
 func (term *terminal) pasteSaved(mark, body string) string {
 	term.t.Helper()
-	term.Type([]byte(mark), 0)
-	term.paste(body, 4096)
-	term.Type([]byte(mark), 0)
-	var got string
-	term.WaitFor("the paste between the marks", func() bool {
-		got = term.File("input")
-		return strings.Count(got, mark) >= 2
-	})
-	got = got[strings.Index(got, mark)+len(mark) : strings.LastIndex(got, mark)]
+	got := term.pasteBetween(mark, body)
 	m := savedAfter.FindStringSubmatch(got)
 	if m == nil {
 		term.t.Fatalf("between %q and %q the child got %q, want a reference", mark, mark, ptytest.Tail([]byte(got), 200))
@@ -43,6 +35,21 @@ func (term *terminal) pasteSaved(mark, body string) string {
 		term.t.Errorf("%s holds %d bytes, want the %d copied", m[1], len(text), len(want))
 	}
 	return m[1]
+}
+
+// pasteBetween types mark, pastes body, then types mark again, and
+// returns what the child got between the two marks.
+func (term *terminal) pasteBetween(mark, body string) string {
+	term.t.Helper()
+	term.Type([]byte(mark), 0)
+	term.paste(body, 4096)
+	term.Type([]byte(mark), 0)
+	var got string
+	term.WaitFor("the paste between the marks", func() bool {
+		got = term.File("input")
+		return strings.Count(got, mark) >= 2
+	})
+	return got[strings.Index(got, mark)+len(mark) : strings.LastIndex(got, mark)]
 }
 
 // Issue 10, point 3, end to end: after the root, or the session
@@ -105,8 +112,8 @@ func TestSymlinkedRootRefusedEndToEnd(t *testing.T) {
 	term.Type([]byte(">"), 0)
 	got := term.waitInputHas(">")
 	got = got[strings.LastIndex(got, "<"):]
-	if want := "<" + pasteStart + body + pasteEnd + ">"; got != want {
-		t.Errorf("child got %q, want the paste inline, exactly", ptytest.Tail([]byte(got), 200))
+	if want := "<" + pasteStart + body + pasteEnd + unsavedNote(true, "the root is unsafe") + ">"; got != want {
+		t.Errorf("child got %q, want the paste inline, exactly, and the note", ptytest.Tail([]byte(got), 200))
 	}
 	if after := listTree(t, moved); after != before {
 		t.Errorf("written through the symlink:\nbefore %s\nafter  %s", before, after)

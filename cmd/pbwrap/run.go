@@ -40,6 +40,7 @@ func run(std *streams, args []string) error {
 	}
 	afterDashDash := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
 	if c := findCommand(rest[0]); c != nil && !afterDashDash {
+		cfg.stderr = std.err
 		err := c.run(c, std, cfg, rest[1:])
 		if errors.Is(err, errHelpWanted) {
 			c.printHelp(std.out, cfg)

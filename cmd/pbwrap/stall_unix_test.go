@@ -93,12 +93,13 @@ func (term *terminal) stopWrapperFor(d time.Duration, p string) {
 // wantOnePaste waits until the child has received "!" and checks that it
 // received before it exactly one paste of body (typed after "a"):
 // its reference when the store works, the text itself, bracketed, when
-// it fails. Nothing of the paste is typed, no end marker is stray, and
-// the store holds exactly one paste file with the text.
+// it fails, then the note saying so. Nothing of the paste is typed, no
+// end marker is stray, and the store holds exactly one paste file with the
+// text.
 func (term *terminal) wantOnePaste(storeFails bool, body string) {
 	term.t.Helper()
 	got := term.waitInputHas("!")
-	want := "a" + pasteStart + body + pasteEnd + "!"
+	want := "a" + pasteStart + body + pasteEnd + unsavedNote(true, whyNotDir) + "!"
 	if !storeFails {
 		want = "a" + pasteStart + "[paste saved: " + filepath.Join(term.sessionDir(), "paste-1.txt") + "]" + pasteEnd + "!"
 	}
@@ -209,7 +210,7 @@ func TestPasteSurvivesPausedChild(t *testing.T) {
 	got := term.waitInputHas("!")
 	inner, ok := strings.CutPrefix(got, "a"+pasteStart)
 	if ok {
-		inner, ok = strings.CutSuffix(inner, pasteEnd+"!")
+		inner, ok = strings.CutSuffix(inner, pasteEnd+unsavedNote(true, whyNotDir)+"!")
 	}
 	if ok {
 		head, found := strings.CutSuffix(inner, body[typed:])
@@ -452,3 +453,11 @@ func TestTerminalClosedMidPaste(t *testing.T) {
 		t.Errorf("the paste file holds %d bytes, not the start of the %d pasted", len(text), len(body))
 	}
 }
+
+// whyNotDir is the note's reason for a root under a regular file.
+const whyNotDir = "a part of the root's path is not a directory"
+
+// unsavedNote is the note a paste that was not saved gets after it, why
+// it was not, as the child gets it: a paste of its own when the child has
+// bracketed paste on (bp).
+func unsavedNote(bp bool, why string) string { return bracket(bp, capture.UnsavedNote(why)) }

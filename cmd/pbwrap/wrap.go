@@ -29,7 +29,12 @@ var errNoUnix = errors.New("this system is not supported: pbwrap needs a Unix te
 
 // wrap runs argv in a PTY with paste capture, or directly when wrapping
 // is off, nested, or has no terminal to work with.
+//
+// What of the configuration was left out (config.warnings) is said first,
+// once, on standard error, before the command owns the terminal, and in
+// the log.
 func wrap(cfg *config, argv []string) error {
+	cfg.sayWarnings(os.Stderr)
 	path, err := ptyproxy.LookPath(argv[0])
 	if errors.Is(err, errors.ErrUnsupported) {
 		return errNoUnix
@@ -55,6 +60,9 @@ func wrap(cfg *config, argv []string) error {
 		return err
 	}
 	defer logs.close()
+	for _, w := range cfg.warnings() {
+		logs.logf("config: %s", w)
+	}
 	s.SetLog(logs.logf)
 	if err := s.sayIfUnsaved(cfg, logs.logf); err != nil {
 		return err
@@ -64,8 +72,16 @@ func wrap(cfg *config, argv []string) error {
 		logs.logf("%s", moved)
 	}
 	if !cfg.noAgentArgs && s.Root() != "" {
-		s.agent = argv
-		argv = agent.AddArgs(argv, s.Root())
+		if err := isDirectory(s.Root()); err != nil {
+			// An agent may refuse to start on a directory that is not one
+			// (Copilot CLI's --add-dir does): with nothing to read there
+			// yet, the agent starts as it would without pbwrap.
+			logs.logf("agent: %s gets nothing of the root: %v", filepath.Base(argv[0]), err)
+		} else {
+			s.agent = argv
+			argv = agent.AddArgs(argv, s.Root())
+			sayStartNote(s, logs)
+		}
 	}
 	logs.debugf("start: %s, session %s, root %s", argv, s.ID(), s.Root())
 	waitCleanup := startCleanup(cleanupRoots(cfg, s.Root()), cfg, logs)
@@ -78,6 +94,41 @@ func wrap(cfg *config, argv []string) error {
 	sayOrphans(in.Orphans()) // The terminal is restored: it is pbwrap's again.
 	logs.debugf("exit: status %d", status)
 	return quietExit(status)
+}
+
+// isDirectory says why path is not a directory, following symlinks; nil
+// when it is one.
+func isDirectory(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	}
+	return nil
+}
+
+// sayStartNote tells the user, in one line before the agent takes the
+// terminal, when the agent will ask something because of pbwrap that
+// nothing pbwrap adds to its start prevents, and the command that fixes
+// it (agent.StartNote). Nothing when the store cannot be used: then the
+// pastes go in as text, and sayIfUnsaved has said so.
+func sayStartNote(s *sessionOpener, logs *logs) {
+	if s.Err() != nil {
+		return
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	note := agent.StartNote(s.agent, agent.OS(), cwd, s.Root())
+	if note.IsZero() {
+		return
+	}
+	line := note.Render(printable)
+	fmt.Fprintf(os.Stderr, "pbwrap: %s\n", line)
+	logs.logf("%s", line)
 }
 
 // execDirectly runs argv in pbwrap's place, unwrapped, with the
@@ -96,6 +147,9 @@ func execDirectly(cfg *config, path string, argv []string) error {
 		started = fmt.Sprint(argv)
 	}
 	logger.Printf("start: %s, directly: %s", started, passThroughReason(cfg))
+	for _, w := range cfg.warnings() {
+		logger.Printf("config: %s", w)
+	}
 	closeLog()
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {

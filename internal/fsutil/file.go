@@ -136,7 +136,22 @@ type WriteOptions struct {
 	// is returned. A writer that must not undo another's change to path
 	// compares it there, where the window for a change is shortest.
 	BeforeRename func() error
+
+	// Displaced, when not nil and path exists, makes the write an
+	// exchange: the new file and path's swap names in one step
+	// (renameat2 RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on
+	// macOS), then Displaced is called with the name the old file now has,
+	// to check it; an error swaps them back and is returned, so that a
+	// change made to path at any time before the swap is found and kept.
+	// Where names cannot be exchanged (FreeBSD, some file systems),
+	// BeforeRename compares before a plain rename instead.
+	Displaced func(name string) error
 }
+
+// beforeReplace runs right before the call that puts the new file at
+// path: a variable, so that a test can write path there, in the window a
+// concurrent writer has.
+var beforeReplace = func() {}
 
 // A FileID is who owns a file and how many names (hard links) it has.
 type FileID struct {
@@ -190,10 +205,32 @@ func WriteFileAtomic(path string, data []byte, o WriteOptions) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	if o.Displaced != nil {
+		beforeReplace()
+		switch err := exchange(f.Name(), path); {
+		case err == nil:
+			// The old file has the temp name now: the deferred removal
+			// removes it, or the new file once swapped back.
+			if err := o.Displaced(f.Name()); err != nil {
+				if xerr := exchange(f.Name(), path); xerr != nil {
+					renamed = true // Keep both: the temp name holds the old file.
+					return fmt.Errorf("%w; and putting %s back from %s failed: %w", err, path, f.Name(), xerr)
+				}
+				return err
+			}
+			if !o.Durable {
+				return nil
+			}
+			return SyncDir(dir)
+		case !errors.Is(err, errNoExchange) && !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+	}
 	if o.BeforeRename != nil {
 		if err := o.BeforeRename(); err != nil {
 			return err
 		}
+		beforeReplace()
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err

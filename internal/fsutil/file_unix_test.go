@@ -186,3 +186,57 @@ func TestWriteFileAtomicBeforeRenameAndOwner(t *testing.T) {
 		t.Fatalf("owner %d:%d mode %v, want 65534:65534 0640", id.UID, id.GID, fi.Mode())
 	}
 }
+
+// Issue 37: pbwrap setup lost about one write in 700 of an agent that
+// changed its settings file meanwhile: the compare came before the rename,
+// and a write between them was replaced. With Displaced, the new file and
+// the old swap names first and the old one is compared after: a write at
+// that moment (the test writes there, where a concurrent writer would) is
+// found, swapped back, and kept. Where names cannot be swapped (FreeBSD),
+// BeforeRename's compare is all there is: the test says so and stops.
+func TestWriteFileAtomicKeepsAConcurrentWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { beforeReplace = func() {} }()
+	beforeReplace = func() {
+		// The agent writes its settings as Node.js does: a temp file of its
+		// own renamed over the path.
+		tmp := path + ".agent"
+		if err := os.WriteFile(tmp, []byte("the agent's"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unchanged := func(read func() ([]byte, error)) error {
+		now, err := read()
+		if err != nil {
+			return err
+		}
+		if string(now) != "old" {
+			return errors.New("changed")
+		}
+		return nil
+	}
+	err := WriteFileAtomic(path, []byte("setup's"), WriteOptions{
+		Perm:         0o600,
+		BeforeRename: func() error { return unchanged(func() ([]byte, error) { return os.ReadFile(path) }) },
+		Displaced: func(name string) error {
+			return unchanged(func() ([]byte, error) { return os.ReadFile(name) })
+		},
+	})
+	got, _ := os.ReadFile(path)
+	if errors.Is(exchange(path, path), errNoExchange) {
+		t.Skipf("no exchange here: the compare before the rename is all (err %v, file %q)", err, got)
+	}
+	if err == nil || string(got) != "the agent's" {
+		t.Fatalf("WriteFileAtomic: %v, the file holds %q: the agent's write was lost", err, got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

@@ -2,8 +2,8 @@
 // needs, so that each rule is written once: whether a path lies within a
 // directory, the nearest part of a path that exists, and opening a file
 // below a directory without following any symbolic link (OpenBeneath),
-// the words for a file that is not a regular one (Kind), the space free
-// on a path's file system (FreeSpace), and the one bounded reader of a
+// the words for a file that is not a regular one (Kind), the space and the
+// inodes free on a path's file system (FreeSpace, FreeFiles), and the one bounded reader of a
 // regular file (ReadRegular) and the one atomic writer (WriteFileAtomic,
 // with SyncFile and SyncDir) that pbwrap's packages share.
 package fsutil

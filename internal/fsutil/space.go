@@ -11,3 +11,11 @@ func FreeSpace(path string) (free uint64, where string, err error) {
 	free, err = freeSpace(where)
 	return free, where, err
 }
+
+// FreeFiles returns how many more files (inodes) can be made on the file
+// system that holds path, looked up as FreeSpace does; ok is false when
+// the file system sets no such limit (it reports no inodes at all, as
+// btrfs does). Its error is FreeSpace's.
+func FreeFiles(path string) (free uint64, ok bool, err error) {
+	return freeFiles(NearestExisting(path))
+}

@@ -10,3 +10,7 @@ import (
 func freeSpace(path string) (uint64, error) {
 	return 0, &os.PathError{Op: "statfs", Path: path, Err: errors.ErrUnsupported}
 }
+
+func freeFiles(path string) (uint64, bool, error) {
+	return 0, false, &os.PathError{Op: "statfs", Path: path, Err: errors.ErrUnsupported}
+}

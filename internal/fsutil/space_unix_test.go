@@ -15,4 +15,7 @@ func TestFreeSpace(t *testing.T) {
 	if err != nil || where != dir || free == 0 {
 		t.Errorf("FreeSpace(%s/not/yet) = %d, %s, %v; want some, %s, nil", dir, free, where, err, dir)
 	}
+	if files, ok, err := FreeFiles(filepath.Join(dir, "not", "yet")); err != nil || ok && files == 0 {
+		t.Errorf("FreeFiles(%s/not/yet) = %d, %v, %v; want some, or no limit", dir, files, ok, err)
+	}
 }
