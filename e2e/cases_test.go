@@ -6,7 +6,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
+	"github.com/pbwrap/pbwrap/internal/agent"
 )
 
 // agentCases are the agents the registry says how to run offline

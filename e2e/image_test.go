@@ -21,7 +21,7 @@ import (
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
 )
 
-// Image paste over SSH (README, "Images over SSH"): the user pastes with a
+// Image paste over SSH (doc/usage.md, "Images over SSH"): the user pastes with a
 // PNG on the clipboard of a terminal that has kitty's paste events; pbwrap
 // reads it, saves it in the session, and types its path into the agent as
 // a bracketed paste; the agent attaches the file and the model gets the

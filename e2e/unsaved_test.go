@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // A paste pbwrap cannot save, into the real agent: the root is under a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/agent"
+	"github.com/pbwrap/pbwrap/internal/agent"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 

@@ -9,7 +9,6 @@ package main
 // anything else exactly as typed.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,10 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // startUnmarked starts pbwrap in a terminal that says it does not mark
@@ -40,52 +38,29 @@ func startUnmarked(t *testing.T, bp bool) *terminal {
 }
 
 // writeKept writes p to the terminal in chunks of size bytes, spacing
-// apart, and reports whether it kept to the pace of a paste: until the
-// paste has grown large (DefaultMinBytes, or DefaultMinLines CRs), no
-// chunk later than BurstHold after the one before, less a margin, and at
-// least TypingBytes in each TypingSpan; after that, none later than
-// BurstGap. When it did not (a machine too loaded to keep the pace), the
-// terminal paused or typed, a paste may rightly be split, and the run
-// proves nothing.
+// apart, and reports whether it kept to the pace of a paste: no chunk
+// later than termproto.BurstGap after the one before, less a margin. When
+// it did not (a machine too loaded to keep the pace), the terminal paused,
+// a paste may rightly be split, and the run proves nothing.
 func (term *terminal) writeKept(p []byte, size int, spacing time.Duration) (kept bool) {
-	return term.writeKeptAfter(p, size, spacing, time.Time{}, 0)
-}
-
-// writeKeptAfter is writeKept for the rest of a paste whose first n bytes
-// were written before, ending at prev.
-func (term *terminal) writeKeptAfter(p []byte, size int, spacing time.Duration, prev time.Time, n int) (kept bool) {
 	term.t.Helper()
-	const margin = 2 * time.Millisecond
+	const margin = 10 * time.Millisecond
 	kept = true
-	span := prev
-	spanN, written, lines := n, n, 0
+	var prev time.Time
 	for len(p) > 0 {
 		n := min(size, len(p))
 		if !prev.IsZero() && spacing > 0 {
 			time.Sleep(time.Until(prev.Add(spacing)))
 		}
 		began := time.Now()
-		if span.IsZero() {
-			span = began
-		}
-		large := written >= capture.DefaultMinBytes || lines >= capture.DefaultMinLines
-		switch {
-		case prev.IsZero():
-		case !large && began.Sub(prev) >= bracketed.BurstHold-margin, began.Sub(prev) >= bracketed.BurstGap-margin:
+		if !prev.IsZero() && began.Sub(prev) >= termproto.BurstGap-margin {
 			kept = false
-		}
-		if !large && began.Sub(span) >= bracketed.TypingSpan-margin {
-			kept = kept && spanN >= 2*bracketed.TypingBytes
-			span, spanN = began, 0
 		}
 		term.Type(p[:n], 0)
 		prev = time.Now()
-		if !large && prev.Sub(began) >= bracketed.BurstHold-margin {
+		if prev.Sub(began) >= termproto.BurstGap-margin {
 			kept = false // The write itself stalled (blocked, then not run): the terminal may have paused.
 		}
-		written += n
-		spanN += n
-		lines += bytes.Count(p[:n], []byte("\r"))
 		p = p[n:]
 	}
 	return kept
@@ -96,7 +71,7 @@ func (term *terminal) writeKeptAfter(p []byte, size int, spacing time.Duration, 
 // done.
 func (term *terminal) waitSettled(n int) {
 	term.t.Helper()
-	const quiet = 4 * bracketed.BurstGap
+	const quiet = 4 * termproto.BurstGap
 	last, since := -1, time.Now()
 	term.WaitFor("a reference or the paste", func() bool {
 		got := term.File("input")
@@ -124,9 +99,10 @@ func (term *terminal) readManifest() store.Manifest {
 
 // A 600-line paste from a terminal that does not mark pastes becomes a
 // reference, and the file holds what was copied, byte for byte, however
-// the terminal writes it: in one write, in 4 KiB writes, a byte at a time,
-// with a first write of two characters; with form feeds, backspaces and
-// colours in it. The manifest says it came unmarked.
+// the terminal writes and paces it: in one write, in 4 KiB writes, 1 KB
+// every 20 ms (which was typed as its lines, each Entered, when pbwrap
+// held every key for 16 ms), 512 bytes every 5 ms; with form feeds,
+// backspaces and colours in it. The manifest says it came unmarked.
 func TestBurstLargePaste(t *testing.T) {
 	plain := ptytest.Lines(600, "pasted")
 	var controls, colours strings.Builder
@@ -138,14 +114,13 @@ func TestBurstLargePaste(t *testing.T) {
 		name, body string
 		size       int
 		spacing    time.Duration
-		first      int // the first write's size, when not size
 	}{
-		{"one write", plain, 0, 0, 0},
-		{"4 KiB writes", plain, 4096, 0, 0},
-		{"a byte at a time", plain, 1, 0, 0},
-		{"a first write of two characters, then 512 bytes every ms", plain, 512, time.Millisecond, 2},
-		{"form feeds and backspaces", controls.String(), 4096, 0, 0},
-		{"colours", colours.String(), 4096, 0, 0},
+		{"one write", plain, 0, 0},
+		{"4 KiB writes", plain, 4096, 0},
+		{"1 KB every 20 ms", plain, 1024, 20 * time.Millisecond},
+		{"512 bytes every 5 ms", plain, 512, 5 * time.Millisecond},
+		{"form feeds and backspaces", controls.String(), 4096, 0},
+		{"colours", colours.String(), 4096, 0},
 	} {
 		for _, bp := range []bool{false, true} {
 			t.Run(modeName(bp)+", "+tc.name, func(t *testing.T) {
@@ -153,28 +128,23 @@ func TestBurstLargePaste(t *testing.T) {
 					term := startUnmarked(t, bp)
 					body := []byte(tc.body)
 					kept := true
-					switch {
-					case tc.first > 0:
-						began := time.Now()
-						term.Type(body[:tc.first], 0)
-						kept = term.writeKeptAfter(body[tc.first:], tc.size, tc.spacing, began, tc.first)
-					case tc.size > 0:
+					if tc.size > 0 {
 						kept = term.writeKept(body, tc.size, tc.spacing)
-					default:
+					} else {
 						term.Type(body, 0)
 					}
 					if !kept && attempt < 5 {
 						t.Logf("attempt %d: the test could not keep the terminal's pace; trying again", attempt)
 						continue
 					}
-					term.waitSettled(len(tc.body))
+					term.waitQuiet() // Whatever it came to: a split is tried again.
 					got := term.typeSentinel()
 					if !kept && got != term.oneReference(bp)+"!" {
 						t.Skipf("the machine is too loaded to write as a terminal does: the terminal paused, and the paste was rightly split")
 					}
 					// The kernel moves what the terminal writes to pbwrap's
 					// side in a worker of its own, which a busy machine can
-					// leave unscheduled for longer than BurstHold: a pause
+					// leave unscheduled for longer than the gap: a pause
 					// that neither side can see coming. A split every time
 					// is a failure.
 					if got != term.oneReference(bp)+"!" && attempt < 5 {
@@ -249,8 +219,8 @@ func TestBurstSmallPaste(t *testing.T) {
 // Typing reaches the child as typed, Enter included, in every rhythm a
 // person or a program types in, with bracketed paste on: keys 30 ms and
 // 120 ms apart, 4 ms apart, a program's a millisecond apart, clumps of
-// keys, a command and its Enter in one write; arrow keys and Esc among
-// them. Nothing is saved.
+// keys, two commands and their Enters in one write; arrow keys and Esc
+// among them. Nothing is saved.
 func TestBurstTypingAsTyped(t *testing.T) {
 	keys := "ls -la\x1b[D\x1b[C\recho hi\x1b\r"
 	for _, tc := range []struct {

@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,7 +24,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/internal/jsonc"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 const (
@@ -298,7 +298,7 @@ func TestTerminalKeepsBracketedPaste(t *testing.T) {
 	if !strings.HasSuffix(out, "END\r\r\n\x1b[?1049l\x1b[?25h\x1b[?2004l") { // The child's terminal is cooked: ONLCR.
 		t.Errorf("terminal output ends %q, want bracketed paste turned off last", ptytest.Tail([]byte(out), 40))
 	}
-	if n := strings.Count(strings.Replace(out, bracketed.Question, "", 1), "2004"); n != 2 {
+	if n := strings.Count(strings.Replace(out, termproto.Question, "", 1), "2004"); n != 2 {
 		t.Errorf("terminal saw 2004 %d times besides pbwrap's question, want twice (pbwrap's own on and off): %q", n, out)
 	}
 	for _, want := range []string{"\x1b[?1049h", "\x1b[?25l"} {

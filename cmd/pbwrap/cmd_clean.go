@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var cleanCommand = &command{

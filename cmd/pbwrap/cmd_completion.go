@@ -17,10 +17,11 @@ var completionCommand = &command{
 setup, last and the sessions for show, the topics of help), and, after the
 name of the command pbwrap wraps, hands over to that command's own
 completion: pbwrap claude --re<TAB> completes as claude --re<TAB> would.
-The flags come from pbwrap's tables of commands and settings, so print the
-script again after an upgrade; the arguments it asks pbwrap for as you type,
-with pbwrap completion words WORD..., which prints the words that may come
-after WORD..., the command line after pbwrap, one a line. To load it:
+It asks the pbwrap on the line for everything it offers, as you type, so it
+stays right after an upgrade: pbwrap completion tables SHELL prints pbwrap's
+commands and flags for the script, and pbwrap completion words WORD... the
+words that may come after WORD..., the command line after pbwrap, one a line
+(a command's arguments, a flag's values). To load it:
 
   bash, in ~/.bashrc:       source <(pbwrap completion bash)
   zsh, in ~/.zshrc (after compinit):
@@ -39,6 +40,13 @@ For bash the hand-over works best with the bash-completion package loaded.`,
 }
 
 func runCompletion(c *command, std *streams, cfg *config, args []string) error {
+	if len(args) > 1 && args[0] == "tables" {
+		// What the scripts load at each completion: never an error.
+		if tables, ok := completionTables(args[1]); ok {
+			_, _ = io.WriteString(std.out, tables)
+		}
+		return nil
+	}
 	if len(args) > 0 && args[0] == "words" {
 		// What the scripts ask as the user types: never an error, which
 		// the shell would show in the middle of the line.
@@ -62,8 +70,27 @@ func runCompletion(c *command, std *streams, cfg *config, args []string) error {
 	return err
 }
 
-// completionScript returns the completion script for shell.
+// completionScript returns the completion script for shell: fixed text,
+// which loads pbwrap's commands and flags from the pbwrap it completes at
+// each completion (completionTables), as it asks that pbwrap for the
+// words that come next (completeWords), so that everything it offers
+// comes from one binary at one time.
 func completionScript(shell string) (string, bool) {
+	switch shell {
+	case "bash":
+		return bashHead + bashBody, true
+	case "zsh":
+		return zshHead + zshBody, true
+	case "fish":
+		return fishHead + fishBody, true
+	}
+	return "", false
+}
+
+// completionTables returns what shell's completion script loads from
+// pbwrap completion tables SHELL: pbwrap's commands and flags, from
+// pbwrap's tables of commands and settings, as shell code.
+func completionTables(shell string) (string, bool) {
 	spec := newCompletionSpec()
 	switch shell {
 	case "bash":
@@ -257,7 +284,6 @@ func (spec completionSpec) caseArms(b *strings.Builder, body func(c complCommand
 
 func (spec completionSpec) bash() string {
 	var b strings.Builder
-	b.WriteString(bashHead)
 	fmt.Fprintf(&b, "_pbwrap_flags=(%s)\n", quoteAll(flagNames(spec.flags), singleQuote))
 	fmt.Fprintf(&b, "_pbwrap_value_flags=(%s)\n", quoteAll(spec.valueFlags(), singleQuote))
 	fmt.Fprintf(&b, "_pbwrap_file_flags=(%s)\n", quoteAll(spec.flagsWithArg("FILE"), singleQuote))
@@ -281,13 +307,11 @@ func (spec completionSpec) bash() string {
 		return ""
 	})
 	b.WriteString("\tesac\n\treturn 1\n}\n")
-	b.WriteString(bashBody)
 	return b.String()
 }
 
 func (spec completionSpec) zsh() string {
 	var b strings.Builder
-	b.WriteString(zshHead)
 	var flags, cmds []string
 	for _, f := range spec.flags {
 		flags = append(flags, zshDescribe(f.name, f.help))
@@ -319,7 +343,6 @@ func (spec completionSpec) zsh() string {
 		}
 	}
 	b.WriteString("\tesac\n}\n")
-	b.WriteString(zshBody)
 	return b.String()
 }
 
@@ -340,7 +363,6 @@ func firstClause(help string) string {
 
 func (spec completionSpec) fish() string {
 	var b strings.Builder
-	b.WriteString(fishHead)
 	var flags, cmds []string
 	for _, f := range spec.flags {
 		flags = append(flags, f.name+"\t"+firstClause(f.help))
@@ -372,6 +394,5 @@ func (spec completionSpec) fish() string {
 		}
 	}
 	b.WriteString("\tend\nend\n")
-	b.WriteString(fishBody)
 	return b.String()
 }

@@ -7,11 +7,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/frontend"
 	"github.com/pbwrap/pbwrap/internal/pastecheck"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var doctorCommand = &command{
@@ -19,8 +20,10 @@ var doctorCommand = &command{
 	usage:   "doctor [--paste]",
 	summary: "check that pbwrap can do its job here, and say how to fix what stops it",
 	help: `Checks the root and each of its safety rules, the free space under it, the
-terminal (TERM, tmux or screen, and whether it supports bracketed paste, asked
-with DECRQM), whether an image pasted at the terminal would reach the
+terminal (TERM; what relays your keys: tmux, GNU screen and its version,
+mosh, the Linux console, found by the environment and the process tree;
+whether the terminal supports bracketed paste, asked with DECRQM; and what
+pbwrap does with a paste that comes unmarked), whether an image pasted at the terminal would reach the
 agent (--image-paste: over SSH, no multiplexer, kitty's paste events,
 asked with DECRQM), the config file and each setting (whether its value is good,
 and where it came from), and the known agents on PATH: whether each can read
@@ -33,7 +36,9 @@ each problem with its fix.
 --paste checks pastes instead, interactively: it asks you to paste some text
 at the terminal, and says whether the terminal marked it as a paste
 (bracketed paste), in what reads and with what pauses it came, and, if it
-was not marked, whether pbwrap would still catch it by its speed (--burst).`,
+was not marked, whether pbwrap would still catch it (--burst): decided as
+the wrapper decides, from what relays your keys and what the terminal
+says.`,
 	run:        runDoctor,
 	allGlobals: true,
 	lenient:    true,
@@ -162,19 +167,13 @@ func (d *doctor) checkTerminal(cfg *config) {
 		termName = "(not set)"
 	}
 	fmt.Fprintf(d.out, "  TERM=%s\n", printable(termName))
-	ancestors := processAncestors()
-	mux := multiplexer(os.Getenv, ancestors)
-	switch mux {
-	case "":
-		mux = "no"
-	case "tmux":
-		mux = "tmux: tmux passes pastes on bracketed when the program asks, as pbwrap does"
-	case "GNU screen":
-		mux = "GNU screen: it supports bracketed paste from version 5"
-	}
-	fmt.Fprintf(d.out, "  inside a multiplexer: %s\n", mux)
+	sys := frontend.Local()
+	front := frontend.Detect(sys)
+	ancestors := frontend.Names(sys.Ancestors)
+	fmt.Fprintf(d.out, "  front end: %s\n", printable(frontEndLine(front)))
 	state, clip, err := ptyio.QueryTerminal(decrqmTimeout)
 	defer func() { d.checkImagePaste(cfg, ancestors, clip, err) }()
+	defer func() { d.checkUnmarked(cfg, front, state, err) }()
 	switch {
 	case err != nil:
 		fmt.Fprintf(d.out, "  bracketed paste: not asked (%v)\n", printableError(err))
@@ -187,6 +186,23 @@ func (d *doctor) checkTerminal(cfg *config) {
 			"use a terminal that supports it (most do: xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal)")
 	default:
 		fmt.Fprintf(d.out, "  bracketed paste: supported (DECRQM answered %s)\n", state)
+	}
+}
+
+// checkUnmarked says what the wrapper does with pastes that come unmarked
+// here, by the rule the wrapper follows (capture.Looks), and what the
+// front end does to pastes by itself.
+func (d *doctor) checkUnmarked(cfg *config, front frontend.FrontEnd, state string, err error) {
+	line := unmarkedLine(cfg.burst, front, doctorAnswer(state, err))
+	marks, _ := capture.Looks(cfg.burst, front.Marks, capture.AnswerMarks)
+	silent, _ := capture.Looks(cfg.burst, front.Marks, capture.AnswerSilent)
+	if err != nil && marks != silent { // The answer would decide, and there is none.
+		line = "not known: it depends on the terminal's answer, and the terminal could not be asked"
+	}
+	fmt.Fprintf(d.out, "  unmarked input: %s\n", line)
+	if front.Drops {
+		fmt.Fprintf(d.out, "  FAIL  %s\n", frontend.DropsNote)
+		d.problem(frontend.DropsNote, "paste through GNU screen 5 or tmux, which pass pastes on whole and marked, or outside screen")
 	}
 }
 
@@ -289,7 +305,13 @@ func (s *setting) shownDefault() string {
 // checkPaste runs the paste check at the terminal and reports it.
 func (d *doctor) checkPaste(cfg *config) {
 	fmt.Fprintln(d.out, "paste:")
-	s, err := pastecheck.AtTerminal(cfg.burst)
+	// Decided as the wrapper decides: what relays the keys, and what the
+	// terminal says when asked.
+	front := frontend.Here()
+	state, _, qerr := ptyio.QueryTerminal(decrqmTimeout)
+	look, why := capture.Looks(cfg.burst, front.Marks, doctorAnswer(state, qerr))
+	fmt.Fprintf(d.out, "  front end: %s\n", printable(frontEndLine(front)))
+	s, err := pastecheck.AtTerminal(pastecheck.Policy{Mode: cfg.burst, Look: look, Why: why, Gap: front.Gap})
 	if err != nil {
 		fmt.Fprintf(d.out, "  not checked: %v\n", err)
 		d.problem(fmt.Sprintf("the paste check needs the terminal: %v", err), "run pbwrap doctor --paste in the terminal you paste in")
@@ -301,6 +323,9 @@ func (d *doctor) checkPaste(cfg *config) {
 	}
 	if r.Problem != "" {
 		d.problem(r.Problem, r.Fix)
+	}
+	if front.Drops {
+		fmt.Fprintf(d.out, "  note: %s\n", frontend.DropsNote)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/pbwrap/pbwrap/pasteref"
+	"github.com/pbwrap/pbwrap/internal/fileref"
 )
 
 var expandCommand = &command{
@@ -56,11 +56,11 @@ func runExpand(c *command, std *streams, cfg *config, args []string) error {
 		return err
 	}
 	var out []byte
-	var errs []*pasteref.Error
+	var errs []*fileref.Error
 	if check {
-		errs = pasteref.CheckAll(src)
+		errs = fileref.CheckAll(src)
 	} else {
-		out, errs = pasteref.ExpandAll(src)
+		out, errs = fileref.ExpandAll(src)
 	}
 	if len(errs) > 0 {
 		reportBadRefs(std.err, inputName(name), errs, check)
@@ -77,7 +77,7 @@ func runExpand(c *command, std *streams, cfg *config, args []string) error {
 // compilers do (FILE:LINE: REFERENCE: REASON), then that nothing was
 // written. The words for a model ("do NOT substitute empty content") are
 // the hooks' alone.
-func reportBadRefs(w io.Writer, name string, errs []*pasteref.Error, check bool) {
+func reportBadRefs(w io.Writer, name string, errs []*fileref.Error, check bool) {
 	for _, e := range errs {
 		if e.Ref == "" {
 			fmt.Fprintf(w, "%s: %s\n", printable(name), printable(e.Err.Error()))

@@ -9,14 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/pasteref"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/fileref"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var hookCommand = &command{
 	name:     "hook",
-	usage:    "hook " + strings.Join(hookedNames(), "|"),
+	usage:    "hook AGENT",
 	summary:  "expand {{file:...}} references in an agent's edits, as its hook (" + agent.Names(agent.Hooked(), "") + ")",
 	helpFunc: hookHelp,
 	run:      runHook,
@@ -56,16 +56,11 @@ they write (see pbwrap help expand):
 - a bad reference: it denies the call with the reason, which the model sees
   and can act on. Nothing is written.
 
-A reference never decides who approves an edit: for Qwen Code, which takes
-a rewritten edit only together with an approval that skips asking you, the
-hook refuses every edit with a reference (the model writes the text out),
-and for every agent it refuses a reference in an edit of a file that decides
-what runs: an agent's settings, hooks and commands (.claude/, .gemini/,
-.qwen/, .codex/, .opencode/, crush.json, opencode.json, .mcp.json, ...),
-git's directory and hook managers (.git/, .husky/, .githooks/), .envrc, and
-any hidden file or directory of your home (~/.bashrc, ~/.zshrc, ~/.profile,
-~/.ssh, ~/.config), judged through symbolic links.
+`
 
+// hookHelpScope is the part of pbwrap hook --help on the files the hook
+// reads, up to the agents' own read rules.
+const hookHelpScope = `
 The hook runs with all of your rights, outside the agent's sandbox and read
 rules, so it is stricter than pbwrap expand:
 
@@ -78,15 +73,11 @@ rules, so it is stricter than pbwrap expand:
   directory of your home (~/.ssh, ~/.aws, ~/.config) expands only through a
   directory inside it. Those directories may be reached through symbolic
   links (/tmp on macOS); they are resolved once and opened;
-- it honours the agent's own rules for reading files, as the agent
-  matches them: Claude Code's permissions.deny and permissions.ask Read
-  rules from every settings file; what Gemini CLI's read_file refuses
-  (.gitignore, git's exclude file, .geminiignore and the custom ignore
-  files of its context.fileFiltering settings, deny and ask_user rules of
-  its policy files, tools.exclude); opencode's permission.read rules, its
-  default "ask" for .env files included. A file the agent may not read, or
-  would ask about, does not expand;
-- below them it follows no symbolic link at all, even one that points
+`
+
+// hookHelpLinks is the rest of pbwrap hook --help's rules, after the
+// agents' own read rules.
+const hookHelpLinks = `- below them it follows no symbolic link at all, even one that points
   inside: refer to the file by its real path. Each file is opened once,
   component by component from the directory (openat2 on Linux, an O_NOFOLLOW
   walk elsewhere), and read from that descriptor, so a link swapped in
@@ -96,12 +87,10 @@ rules, so it is stricter than pbwrap expand:
   elsewhere (ln ~/.ssh/id_ed25519 x);
 - it passes on only valid UTF-8 text (a hook passes text as JSON strings).
 
-It reads each file once per tool call, across all of the call's fields, and
-within limits that keep its answer far inside the 30 s timeout below: an
-input over 16 MiB, more than 10000 references, more than 256 MiB read from
-files, or an answer over 64 MiB (the text escaped for JSON, where a control
-character takes 6 bytes) denies the call, with the reason.
+`
 
+// hookHelpSetup ends pbwrap hook --help's rules, before each agent's hook.
+const hookHelpSetup = `
 pbwrap setup AGENT installs the hook, and what the agent needs to start
 without asking about it; by hand, it goes where each agent below says.
 `
@@ -118,6 +107,17 @@ pbwrap doctor report it.`
 func hookHelp() string {
 	var b strings.Builder
 	b.WriteString(hookHelpHead)
+	writeText(&b, hookApprovals())
+	b.WriteString(hookHelpScope)
+	writeBullet(&b, "it honours the agent's own rules for reading files, as the agent matches them: "+
+		strings.Join(hookReadRules(), "; ")+". A file the agent may not read, or would ask about, does not expand;")
+	b.WriteString(hookHelpLinks)
+	writeText(&b, fmt.Sprintf("It reads each file once per tool call, across all of the call's fields, and within limits "+
+		"that keep its answer far inside the 30 s timeout below: an input over %d MiB, more than %d references, more than "+
+		"%d MiB read from files, or an answer over %d MiB (the text escaped for JSON, where a control character takes 6 "+
+		"bytes) denies the call, with the reason.", fileref.MaxHookInput>>20, fileref.MaxRefs, fileref.MaxRead>>20,
+		fileref.MaxOutput>>20))
+	b.WriteString(hookHelpSetup)
 	for _, a := range agent.Hooked() {
 		h := a.Hook
 		tools := make([]string, len(h.Protocol.Tools))
@@ -142,6 +142,41 @@ func hookHelp() string {
 	return b.String()
 }
 
+// hookApprovals says that a reference never decides who approves an edit:
+// for the agents whose protocol takes a rewrite only with an approval
+// (fileref.Protocol.Approves), every edit with a reference is refused.
+func hookApprovals() string {
+	var titles []string
+	for _, a := range agent.Hooked() {
+		if a.Hook.Protocol.Approves {
+			titles = append(titles, a.Title)
+		}
+	}
+	which := "which takes"
+	if len(titles) > 1 {
+		which = "which take"
+	}
+	return "A reference never decides who approves an edit: for " + andList(titles) + ", " + which +
+		" a rewritten edit only together with an approval that skips asking you, the hook refuses every edit" +
+		" with a reference (the model writes the text out), and for every agent it refuses a reference in an" +
+		" edit of a file that decides what runs: an agent's settings, hooks and commands (.claude/, .gemini/," +
+		" .qwen/, .codex/, .opencode/, crush.json, opencode.json, .mcp.json, ...), git's directory and hook" +
+		" managers (.git/, .husky/, .githooks/), .envrc, and any hidden file or directory of your home" +
+		" (~/.bashrc, ~/.zshrc, ~/.profile, ~/.ssh, ~/.config), judged through symbolic links."
+}
+
+// hookReadRules are the agents' own read rules the hook honours, as each
+// agent's hook describes them (agent.Hook.RulesAbout).
+func hookReadRules() []string {
+	var rules []string
+	for _, a := range agent.Hooked() {
+		if a.Hook.ReadRules != nil {
+			rules = append(rules, a.Hook.RulesAbout)
+		}
+	}
+	return rules
+}
+
 func runHook(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 1); err != nil {
@@ -157,12 +192,12 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 	// One byte over the limit is enough for the hook to deny the call: the
 	// rest is not read.
 	p := &a.Hook.Protocol
-	in, err := io.ReadAll(io.LimitReader(std.in, pasteref.MaxHookInput+1))
+	in, err := io.ReadAll(io.LimitReader(std.in, fileref.MaxHookInput+1))
 	if err != nil {
 		return hookRefused(std, p, err)
 	}
-	out, err := p.AnswerScope(in, hookScope(cfg, a))
-	var denial *pasteref.Denial
+	out, err := p.Answer(in, hookScope(cfg, a))
+	var denial *fileref.Denial
 	switch {
 	case errors.As(err, &denial):
 		// An agent that reads a denial from the exit status alone.
@@ -186,8 +221,8 @@ func runHook(c *command, std *streams, cfg *config, args []string) error {
 // in, each only if it passes the store's
 // root checks and only in its sessions; the directories the user allowed;
 // with the user's home directory and the agent's own read rules kept out.
-func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
-	sc := pasteref.Scope{Session: store.IsSessionID, Allow: cfg.hookAllow}
+func hookScope(cfg *config, a *agent.Agent) fileref.Scope {
+	sc := fileref.Scope{Session: store.IsSessionID, Allow: cfg.hookAllow}
 	if home, err := os.UserHomeDir(); err == nil {
 		sc.Home = home
 	}
@@ -212,8 +247,8 @@ func hookScope(cfg *config, a *agent.Agent) pasteref.Scope {
 // hookRefused blocks the tool call: exit status 2, the reason on stderr,
 // which the agents show to the model (and pbwrap's Pi extension gives Pi
 // as the reason), and for an agent that runs a call whose hook failed,
-// the answer that stops it (pasteref.Protocol.Refusal).
-func hookRefused(std *streams, p *pasteref.Protocol, err error) error {
+// the answer that stops it (fileref.Protocol.Refusal).
+func hookRefused(std *streams, p *fileref.Protocol, err error) error {
 	reason := fmt.Sprintf("pbwrap hook: %v", err)
 	fmt.Fprintln(std.err, reason)
 	_, _ = std.out.Write(p.Refusal(reason)) // Best effort: the exit status says it too.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/term"
 )
 
@@ -50,7 +50,7 @@ func runResetTerminal(c *command, std *streams, cfg *config, args []string) erro
 // fullReset is what reset-terminal writes: the reset of every mode pbwrap
 // follows in its child's output, plain text and bracketed paste off among
 // them.
-func fullReset() []byte { return bracketed.AppendFullReset(nil) }
+func fullReset() []byte { return termproto.AppendFullReset(nil) }
 
 // controllingTerminal returns the terminal to write to: standard output
 // when it is a terminal, else the process's controlling terminal, with

@@ -7,13 +7,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var setupCommand = &command{
 	name:      "setup",
-	usage:     "setup [--yes | --print | --remove] [--force] " + strings.Join(hookedNames(), "|"),
+	usage:     "setup [--yes | --print | --remove] [--force] AGENT",
 	lenient:   true,
 	summary:   "install pbwrap's hook in an agent's user settings, or remove it (" + agent.Names(agent.Hooked(), "") + ")",
 	helpFunc:  setupHelp,

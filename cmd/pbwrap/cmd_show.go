@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 var showCommand = &command{

@@ -211,7 +211,9 @@ func (c *command) helpText() string {
 }
 
 func (c *command) printHelp(w io.Writer, cfg *config) {
-	fmt.Fprintf(w, "usage: pbwrap %s\n\n%s\n", c.usage, strings.TrimSpace(c.summary)+".")
+	var head strings.Builder
+	writeText(&head, strings.TrimSpace(c.summary)+".")
+	fmt.Fprintf(w, "usage: pbwrap %s\n\n%s", c.usage, head.String())
 	if help := c.helpText(); help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(help))
 	}

@@ -1,7 +1,8 @@
 package main
 
-// The fixed parts of the completion scripts; cmd_completion.go writes the
-// tables between head and body. Each script walks the words before the
+// The completion scripts, fixed text; at each completion they load the
+// tables cmd_completion.go writes (pbwrap completion tables SHELL) from
+// the pbwrap on the line. Each script walks the words before the
 // cursor as pbwrap reads them: its flags (skipping a flag's value), then
 // -- or the first other word, which is one of pbwrap's commands or the
 // command to wrap. After one of pbwrap's commands it offers the command's
@@ -14,7 +15,13 @@ const bashHead = `# bash completion for pbwrap, printed by pbwrap completion bas
 
 `
 
-const bashBody = `
+const bashBody = `# _pbwrap_tables: load pbwrap's commands and flags, and the functions
+# that say a flag's values, a command's flags and whether it takes a file,
+# from the pbwrap being completed, as it has them now.
+_pbwrap_tables() {
+	eval "$("${COMP_WORDS[0]}" completion tables bash 2>/dev/null)"
+}
+
 # _pbwrap_has WORD LIST...: whether WORD is one of LIST.
 _pbwrap_has() {
 	local word=$1 x
@@ -115,6 +122,7 @@ _pbwrap_delegate() {
 _pbwrap() {
 	local cur=${COMP_WORDS[COMP_CWORD]} word i=1 dashdash=0
 	COMPREPLY=()
+	_pbwrap_tables
 	while (( i < COMP_CWORD )); do
 		word=${COMP_WORDS[i]}
 		if [[ $word == -- ]]; then
@@ -178,7 +186,14 @@ const zshHead = `#compdef pbwrap
 
 `
 
-const zshBody = `
+const zshBody = `# _pbwrap_tables: load pbwrap's commands and flags, and the functions
+# that complete a flag's values and a command's flags, from the pbwrap
+# being completed, as it has them now.
+_pbwrap_tables() {
+	eval "$($words[1] completion tables zsh 2>/dev/null)"
+	_pbwrap_command_names=(${_pbwrap_commands%%:*})
+}
+
 # _pbwrap_value FLAG: complete the value of one of pbwrap's flags.
 _pbwrap_value() {
 	if (( ${_pbwrap_dir_flags[(Ie)$1]} )); then
@@ -192,6 +207,7 @@ _pbwrap_value() {
 
 _pbwrap() {
 	local i=2 word dashdash=0 flag
+	_pbwrap_tables
 	while (( i < CURRENT )); do
 		word=$words[i]
 		if [[ $word == -- ]]; then
@@ -234,8 +250,6 @@ _pbwrap() {
 	_normal
 }
 
-_pbwrap_command_names=(${_pbwrap_commands%%:*})
-
 if [[ $funcstack[1] == _pbwrap ]]; then
 	_pbwrap "$@"
 else
@@ -248,7 +262,14 @@ const fishHead = `# fish completion for pbwrap, printed by pbwrap completion fis
 
 `
 
-const fishBody = `
+const fishBody = `# __pbwrap_tables: load pbwrap's commands and flags, and the functions
+# that say a flag's values and a command's flags, from the pbwrap being
+# completed, as it has them now.
+function __pbwrap_tables
+	set -l tokens (commandline -opc)
+	$tokens[1] completion tables fish 2>/dev/null | source
+end
+
 # __pbwrap_value FLAG CUR: complete the value of one of pbwrap's flags.
 function __pbwrap_value --argument-names flag cur
 	if contains -- $flag $__pbwrap_dir_flags
@@ -261,6 +282,7 @@ function __pbwrap_value --argument-names flag cur
 end
 
 function __pbwrap_complete
+	__pbwrap_tables
 	set -l tokens (commandline -opc)
 	set -l cur (commandline -ct)
 	set -l n (count $tokens)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // A completionCase is a command line, completed with the cursor at its
@@ -291,6 +291,33 @@ func TestUsageFlags(t *testing.T) {
 			out, err := exec.Command(pbwrapBin, append(args, "--help")...).CombinedOutput()
 			if err != nil || !strings.HasPrefix(string(out), "usage: pbwrap "+c.usage) {
 				t.Errorf("pbwrap %s --help: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+	}
+}
+
+// The completion scripts hold none of pbwrap's flags and commands: they
+// load them from the pbwrap they complete, at each completion, as they ask
+// it for a command's arguments and a flag's values, so that a script
+// printed before an upgrade offers what the pbwrap on the line takes now.
+func TestCompletionScriptsLoadTheTables(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		script, ok := completionScript(shell)
+		tables, tok := completionTables(shell)
+		if !ok || !tok || !strings.Contains(script, " completion tables "+shell+" ") {
+			t.Errorf("%s: the script does not load pbwrap completion tables %s", shell, shell)
+		}
+		for _, s := range newSettings() {
+			if strings.Contains(script, "--"+s.flag) {
+				t.Errorf("%s: the script names --%s itself", shell, s.flag)
+			}
+			if !strings.Contains(tables, "--"+s.flag) {
+				t.Errorf("%s: the tables leave out --%s", shell, s.flag)
+			}
+		}
+		for _, c := range commands {
+			if strings.Contains(script, "'"+c.name+"'") || !strings.Contains(tables, "'"+c.name) {
+				t.Errorf("%s: pbwrap %s is in the script, or not in the tables", shell, c.name)
 			}
 		}
 	}

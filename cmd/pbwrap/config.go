@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/store"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // source says where a setting's value came from, for pbwrap doctor.
@@ -97,12 +97,12 @@ func newSettings() []*setting {
 		{flag: "repeat-window", env: "PBWRAP_REPEAT_WINDOW", arg: "DURATION", value: shortDuration(capture.RepeatWindow),
 			help:  "the same text pasted again within this long goes in as text: the way to send a large paste inline on purpose (0: never)",
 			apply: durationOrZero(func(c *config) *time.Duration { return &c.repeatWindow })},
-		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(bracketed.PasteSilence),
+		{flag: "paste-timeout", env: "PBWRAP_PASTE_TIMEOUT", arg: "DURATION", value: shortDuration(termproto.PasteSilence),
 			help:  "end a paste whose end marker has not come after this long without input (a slow link may pause longer)",
 			apply: duration(func(c *config) *time.Duration { return &c.pasteTimeout })},
 		{flag: "burst", env: "PBWRAP_BURST", arg: "MODE", value: capture.BurstAuto.String(),
 			values: []string{capture.BurstAuto.String(), capture.BurstOn.String(), capture.BurstOff.String()},
-			help:   "look for large pastes the terminal does not mark, by their speed: auto (only where the terminal says it does not mark pastes, or does not answer; never in tmux), on or off",
+			help:   "look for large pastes the terminal does not mark, by what each read brings (no key waits for it): auto (only where neither what relays the keys, tmux, screen 5 or mosh, nor the terminal marks pastes), on or off",
 			apply: func(s *setting, c *config) error {
 				m, err := capture.ParseBurstMode(s.value)
 				if err != nil {

@@ -6,7 +6,7 @@ import (
 	"syscall"
 
 	"github.com/pbwrap/pbwrap/internal/fsutil"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // checkSaving finds whatever would make saving a paste in root fail that

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pbwrap/pbwrap/agent"
+	"github.com/pbwrap/pbwrap/internal/agent"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 

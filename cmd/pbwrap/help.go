@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // pbwrap --help and pbwrap help are made from the tables they describe:
@@ -132,6 +132,16 @@ func writeItem(b *strings.Builder, name, text string, column int) {
 func writeText(b *strings.Builder, text string) {
 	for _, l := range wrapText(text, helpWidth-2) {
 		b.WriteString(l + "\n")
+	}
+}
+
+// writeBullet writes text as an item of a list, "- " and then its lines
+// wrapped at helpWidth, indented under the first.
+func writeBullet(b *strings.Builder, text string) {
+	prefix := "- "
+	for _, l := range wrapText(text, helpWidth-4) {
+		b.WriteString(prefix + l + "\n")
+		prefix = "  "
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/agent"
+	"github.com/pbwrap/pbwrap/internal/agent"
 )
 
 // Issue 37, the hostile scenario, through pbwrap hook AGENT as each agent

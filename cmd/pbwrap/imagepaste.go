@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // imagePasteFor decides what --image-paste comes to in this run: off

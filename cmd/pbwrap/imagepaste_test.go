@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 func env(kv ...string) func(string) string {

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // The root of earlier builds. Until the default root moved to the XDG

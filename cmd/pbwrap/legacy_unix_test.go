@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // earlierSession makes a session under root, ended age ago, holding one

@@ -6,17 +6,26 @@
 //	pbwrap [flags] [--] COMMAND [ARGS...]   run COMMAND wrapped
 //	pbwrap list [--json]                    list the saved pastes
 //	pbwrap show [last | SESSION[:N] | PATH] print a saved paste
-//	pbwrap stats [--json] [--since D]       count what was kept out of context
-//	pbwrap clean [--all [--yes]] [--older-than D] [--dry-run]
+//	pbwrap stats [--json] [--since DURATION | DATE]
+//	                                        count what was kept out of context
+//	pbwrap clean [--all [--yes]] [--older-than DURATION] [--dry-run]
 //	                                        remove old saved pastes
 //	pbwrap doctor [--paste]                 check the root, terminal and agents
 //	pbwrap reset-terminal                   undo the modes a crashed program left on
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
-//	pbwrap hook claude|codex|gemini|pi      an agent's hook for its edits
-//	pbwrap setup claude|codex|gemini|pi     install that hook in the agent's settings
+//	pbwrap hook AGENT                       an agent's hook for its edits
+//	pbwrap setup [--yes | --print | --remove] [--force] AGENT
+//	                                        install that hook in the agent's settings
 //	pbwrap version [--json]                 print pbwrap's version
 //	pbwrap completion bash|zsh|fish         print a shell completion script
-//	pbwrap help [COMMAND | agents [AGENT]]  print help
+//	pbwrap help [COMMAND | TOPIC]           print help
+//	pbwrap help agents [AGENT]              print instructions for an agent
+//	pbwrap help config                      print what the config file may hold
+//
+// AGENT, for hook and setup, is one of the agents pbwrap has a hook for:
+// claude, codex, gemini, pi, qwen, crush, copilot, opencode, cline, kilo,
+// auggie, droid or letta. pbwrap help agents takes those and the agents
+// pbwrap knows without a hook: cn, cursor-agent, amp and goose.
 //
 // Run pbwrap --help for the flags and environment variables.
 //
@@ -24,9 +33,9 @@
 // command line; config.go holds the settings (flags, environment and
 // config file); commands.go is the command table, each command a value
 // with its flags, its arguments and its run, which takes its streams, and
-// each cmd_*.go one command; help.go, man.go and cmd_completion.go make
-// the help, the man page and the completion scripts from those tables;
-// wrap.go runs a command wrapped. What pbwrap knows of each agent is in
+// each cmd_*.go one command; help.go and cmd_completion.go make the help
+// and the completion scripts from those tables, and man_test.go the man
+// page (doc/pbwrap.1); wrap.go runs a command wrapped. What pbwrap knows of each agent is in
 // package agent, the paste check in internal/pastecheck, the store in
 // store, the terminal in bracketed, capture and ptyproxy.
 package main
@@ -40,7 +49,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pbwrap/pbwrap/ptyproxy"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 )
 
 func main() {

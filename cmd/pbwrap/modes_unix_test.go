@@ -10,7 +10,7 @@ package main
 
 import (
 	"bytes"
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,9 +130,9 @@ func TestModesResetAtExit(t *testing.T) {
 				if tail := afterReady(term, "READY\r\n", wantTail); tail != wantTail {
 					t.Errorf("after the child's last byte pbwrap wrote %q, want %q", tail, wantTail)
 				}
-				// Bracketed paste on, pbwrap's question (bracketed.Question),
+				// Bracketed paste on, pbwrap's question (termproto.Question),
 				// then the child's own.
-				if head := bracketedOn + bracketed.Question + shown + "READY\r\n"; !bytes.HasPrefix(term.Output(), []byte(head)) {
+				if head := bracketedOn + termproto.Question + shown + "READY\r\n"; !bytes.HasPrefix(term.Output(), []byte(head)) {
 					t.Errorf("terminal got %q, want it to start %q", term.Output(), head)
 				}
 			})
@@ -200,7 +200,7 @@ func TestClipboardReadDropped(t *testing.T) {
 			if allow {
 				shown = "a" + read + "b" + write + "c"
 			}
-			want := bracketedOn + bracketed.Question + shown + "READY\r\n" + bracketedOff
+			want := bracketedOn + termproto.Question + shown + "READY\r\n" + bracketedOff
 			waitOutput(func(out []byte) bool { return bytes.HasSuffix(out, []byte(bracketedOff)) }, term)
 			if string(term.Output()) != want {
 				t.Errorf("terminal got %q, want %q", term.Output(), want)

@@ -1,31 +1,30 @@
 package main
 
 import (
-	"os"
+	"bytes"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pbwrap/pbwrap/internal/agent"
 )
 
-// The README documents everything the help names: each command (each
+// README.md and doc/*.md document everything the help names: each command (each
 // agent of pbwrap hook too), each flag of pbwrap and of its commands, and
 // each environment variable, as found in what pbwrap help and pbwrap
 // COMMAND --help print, so that a new one cannot be left out (issue 14).
 func TestReadmeCoversHelp(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := allDocs(t)
 	help := pbwrapOutput(t, "help")
 	commands := helpCommands(help)
 	if len(commands) < 9 {
 		t.Fatalf("found only these commands in pbwrap help: %q", commands)
 	}
 	for _, c := range commands {
-		if !strings.Contains(string(readme), "pbwrap "+c) {
-			t.Errorf("README.md does not mention pbwrap %s", c)
+		if !strings.Contains(readme, "pbwrap "+c) {
+			t.Errorf("README.md and doc/*.md do not mention pbwrap %s", c)
 		}
 	}
 	flags := regexp.MustCompile(`(?m)^  (-[a-z]), (--[a-z-]+)|^  (--[a-z][a-z-]+)`).FindAllStringSubmatch(help, -1)
@@ -44,14 +43,14 @@ func TestReadmeCoversHelp(t *testing.T) {
 				continue
 			}
 			seen[f] = true
-			if !regexp.MustCompile(`(^|[^A-Za-z0-9-])` + regexp.QuoteMeta(f) + `($|[^A-Za-z0-9-])`).Match(readme) {
-				t.Errorf("README.md does not mention %s", f)
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9-])` + regexp.QuoteMeta(f) + `($|[^A-Za-z0-9-])`).MatchString(readme) {
+				t.Errorf("README.md and doc/*.md do not mention %s", f)
 			}
 		}
 	}
 	for _, v := range slices.Compact(slices.Sorted(slices.Values(regexp.MustCompile(`PBWRAP_[A-Z_]+`).FindAllString(help, -1)))) {
-		if !strings.Contains(string(readme), v) {
-			t.Errorf("README.md does not mention %s", v)
+		if !strings.Contains(readme, v) {
+			t.Errorf("README.md and doc/*.md do not mention %s", v)
 		}
 	}
 }
@@ -83,24 +82,21 @@ func pbwrapOutput(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// The README's table of pbwrap's commands says, for each, which of
+// The table of pbwrap's commands (doc/usage.md) says, for each, which of
 // pbwrap's flags it takes after its name and whether it runs with a bad
 // setting, as the command table has it (review finding 10: the README
 // said only doctor ran, and the changelog that every flag worked after a
 // command).
 func TestReadmeCommandTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := allDocs(t)
 	rows := make(map[string][]string)
-	for _, m := range regexp.MustCompile("(?m)^\\| `pbwrap ([a-z-]+)` \\| ([^|]+) \\| ([^|]+) \\|$").FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `pbwrap ([a-z-]+)` \\| ([^|]+) \\| ([^|]+) \\|$").FindAllStringSubmatch(readme, -1) {
 		rows[m[1]] = []string{strings.TrimSpace(m[2]), strings.TrimSpace(m[3])}
 	}
 	for _, c := range commands {
 		row, ok := rows[c.name]
 		if !ok {
-			t.Errorf("README.md's table of commands has no row for pbwrap %s", c.name)
+			t.Errorf("the table of commands has no row for pbwrap %s", c.name)
 			continue
 		}
 		flags := "none"
@@ -111,33 +107,30 @@ func TestReadmeCommandTable(t *testing.T) {
 			flags = "`--" + strings.Join(c.globals, "`, `--") + "`"
 		}
 		if row[0] != flags {
-			t.Errorf("README.md: pbwrap %s takes %s after its name, want %s", c.name, row[0], flags)
+			t.Errorf("doc/usage.md: pbwrap %s takes %s after its name, want %s", c.name, row[0], flags)
 		}
 		if runs := strings.HasPrefix(row[1], "runs"); runs != c.lenient || !runs && row[1] != "exit 2" {
-			t.Errorf("README.md: pbwrap %s with a bad setting: %q, want it to run: %v", c.name, row[1], c.lenient)
+			t.Errorf("doc/usage.md: pbwrap %s with a bad setting: %q, want it to run: %v", c.name, row[1], c.lenient)
 		}
 	}
 	if len(rows) != len(commands) {
-		t.Errorf("README.md's table of commands has %d rows, want %d, one per command", len(rows), len(commands))
+		t.Errorf("the table of commands has %d rows, want %d, one per command", len(rows), len(commands))
 	}
 }
 
-// The README's table of settings has a row for each setting, with its
+// The table of settings (doc/usage.md) has a row for each setting, with its
 // variable and the default the help shows (issue 29: the root, the TTL
 // and the cap changed, and the table must say so).
 func TestReadmeSettingsTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := allDocs(t)
 	rows := make(map[string][]string)
-	for _, m := range regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)[^`]*` \\| ([^|]+) \\| [^|]+ \\|$").FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)[^`]*` \\| ([^|]+) \\| [^|]+ \\|$").FindAllStringSubmatch(readme, -1) {
 		rows[m[1]] = []string{m[2], strings.ReplaceAll(strings.TrimSpace(m[3]), "`", "")}
 	}
 	for _, s := range newSettings() {
 		row, ok := rows[s.flag]
 		if !ok {
-			t.Errorf("README.md's table of settings has no row for --%s", s.flag)
+			t.Errorf("the table of settings has no row for --%s", s.flag)
 			continue
 		}
 		def := s.value
@@ -150,10 +143,31 @@ func TestReadmeSettingsTable(t *testing.T) {
 			def = "none"
 		}
 		if row[0] != s.env || row[1] != def {
-			t.Errorf("README.md: --%s: %s, default %q; want %s, default %q", s.flag, row[0], row[1], s.env, def)
+			t.Errorf("doc/usage.md: --%s: %s, default %q; want %s, default %q", s.flag, row[0], row[1], s.env, def)
 		}
 	}
 	if len(rows) != len(newSettings()) {
-		t.Errorf("README.md's table of settings has %d rows, want %d", len(rows), len(newSettings()))
+		t.Errorf("the table of settings has %d rows, want %d", len(rows), len(newSettings()))
+	}
+}
+
+// The documents show the text that pbwrap help agents prints, whole for
+// Claude Code and, for the other agents, each part of theirs, so that the
+// two cannot drift apart.
+func TestReadmeHasAgentsText(t *testing.T) {
+	readme := []byte(allDocs(t))
+	if !bytes.Contains(readme, []byte(agent.Instructions(agent.Find("claude")))) {
+		t.Error("README.md and doc/*.md do not contain the text pbwrap help agents claude prints")
+	}
+	for _, a := range append([]*agent.Agent{nil}, agent.All()...) {
+		name := "(no agent)"
+		if a != nil {
+			name = a.Name
+		}
+		for _, part := range agent.InstructionParts(a) {
+			if !bytes.Contains(readme, []byte(part)) {
+				t.Errorf("README.md and doc/*.md do not contain this part of pbwrap help agents %s:\n%s", name, part)
+			}
+		}
 	}
 }

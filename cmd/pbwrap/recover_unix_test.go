@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // savedAfter is a reference typed alone, with or without paste markers.

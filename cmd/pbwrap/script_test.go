@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
-	"github.com/pbwrap/pbwrap/agent"
 	"go/parser"
 	"go/token"
 	"os"
@@ -17,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -248,28 +247,4 @@ func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	then := time.Now().Add(-d)
 	ts.Check(os.Chtimes(ts.MkAbs(args[1]), then, then))
-}
-
-// The README shows the text that pbwrap help agents prints, whole for
-// Claude Code and, for the other agents, each part of theirs, so that the
-// two cannot drift apart.
-func TestReadmeHasAgentsText(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(readme, []byte(agent.Instructions(agent.Find("claude")))) {
-		t.Error("README.md does not contain the text pbwrap help agents claude prints")
-	}
-	for _, a := range append([]*agent.Agent{nil}, agent.All()...) {
-		name := "(no agent)"
-		if a != nil {
-			name = a.Name
-		}
-		for _, part := range agent.InstructionParts(a) {
-			if !bytes.Contains(readme, []byte(part)) {
-				t.Errorf("README.md does not contain this part of pbwrap help agents %s:\n%s", name, part)
-			}
-		}
-	}
 }

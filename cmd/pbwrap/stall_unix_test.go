@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/ptyproxy"
 )
 
 // Timing of the stall tests. The silence is short so that a stall can

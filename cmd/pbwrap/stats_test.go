@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 func TestTallyCounts(t *testing.T) {

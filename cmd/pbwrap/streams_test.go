@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/agent"
+	"github.com/pbwrap/pbwrap/internal/agent"
 )
 
 // testStreams are streams for running a command in the test: input from

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"strings"
 
-	"github.com/pbwrap/pbwrap/ptyproxy"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 )
 
 // suggestNotFound adds a hint to the error of a command that is not

@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/ptyproxy"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 )
 
 func TestEditDistance(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // runWithTerminalStdin runs the built pbwrap with args, its standard input

@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pbwrap/pbwrap/agent"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/frontend"
+	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 	"github.com/pbwrap/pbwrap/internal/shellword"
-	"github.com/pbwrap/pbwrap/ptyproxy"
-	"github.com/pbwrap/pbwrap/store"
+	"github.com/pbwrap/pbwrap/internal/store"
 	"golang.org/x/term"
 )
 
@@ -200,7 +201,9 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 	if repeat == 0 {
 		repeat = -1 // Off: capture's zero is its default.
 	}
-	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, processAncestors())
+	sys := frontend.Local()
+	front := frontend.Detect(sys)
+	image, why := imagePasteFor(cfg.imagePaste, os.Getenv, frontend.Names(sys.Ancestors))
 	out := capture.NewOutput(capture.OutputConfig{
 		AllowClipboardRead: cfg.allowClipboardRead,
 		OwnClipMode:        image != capture.ImageOff,
@@ -209,23 +212,28 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		Debugf:             logs.debugf,
 	})
 	logs.debugf("image paste: %s: %s", image, why)
+	logs.debugf("front end: %s", frontEndLine(front))
+	if front.Drops {
+		logs.debugf("front end: %s", frontend.DropsNote)
+	}
 	in := capture.NewInput(capture.Config{
 		MinBytes:  cfg.minBytes,
 		MinLines:  cfg.minLines,
 		RefFormat: cfg.refFormat,
 		Silence:   cfg.pasteTimeout,
 		Burst:     cfg.burst,
-		// tmux marks pastes into a pane that asked for them, and 3.3a
-		// does not answer the question.
-		TerminalMarks: os.Getenv("TMUX") != "",
-		RepeatWindow:  repeat,
-		Image:         image,
-		Between:       out.Between,
-		Open:          s.Open,
-		Mode:          out.Mode,
-		CursorBlink:   out.SetCursorBlink,
-		Logf:          logs.logf,
-		Debugf:        logs.debugf,
+		// What relays the keys, as doctor says: tmux (by $TMUX or by its
+		// process) marks pastes and answers no question about it.
+		Marks:        front.Marks,
+		BurstGap:     front.Gap,
+		RepeatWindow: repeat,
+		Image:        image,
+		Between:      out.Between,
+		Open:         s.Open,
+		Mode:         out.Mode,
+		CursorBlink:  out.SetCursorBlink,
+		Logf:         logs.logf,
+		Debugf:       logs.debugf,
 	})
 	return ptyproxy.Config{
 		Path:             path,

@@ -10,7 +10,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +35,7 @@ func TestBytesPassThrough(t *testing.T) {
 	term.WantInput(ptytest.Noise(in))
 	term.WantExit("exit 0")
 	// pbwrap's own: bracketed paste on at start and its question, off at exit.
-	want := slices.Concat([]byte("\x1b[?2004h"+bracketed.Question+"READY\r\n"), ptytest.Pattern(out), []byte("\x1b[?2004l"))
+	want := slices.Concat([]byte("\x1b[?2004h"+termproto.Question+"READY\r\n"), ptytest.Pattern(out), []byte("\x1b[?2004l"))
 	term.WaitFor("all output", func() bool { return len(term.Output()) >= len(want) })
 	if diff := ptytest.Diff(term.Output(), want); diff != "" {
 		t.Errorf("terminal: %s", diff)

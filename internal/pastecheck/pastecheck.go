@@ -1,6 +1,7 @@
 // Package pastecheck is pbwrap doctor --paste: the user pastes at the
 // terminal, and the check says how the paste came (bracketed or not, in
-// what reads, with what pauses) and whether pbwrap would catch it. The
+// what reads, with what pauses) and whether pbwrap would catch it, by the
+// same decision the wrapper takes (a Policy, from capture.Looks). The
 // terminal is read on the systems pbwrap runs on (terminal_unix.go); what
 // was read is looked at with the same parser and burst detector that
 // pbwrap runs.
@@ -11,8 +12,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // The paste check's timing.
@@ -23,7 +24,7 @@ const (
 
 	// pasteQuiet ends the paste once input has come and the terminal has
 	// sent nothing for this long (a bracketed paste ends at its end
-	// marker): forty times bracketed.BurstGap, so that doctor sees, and
+	// marker): ten times termproto.BurstGap, so that doctor sees, and
 	// reports, the pauses that split a paste into bursts.
 	pasteQuiet = time.Second
 )
@@ -52,6 +53,26 @@ type pasteRead struct {
 	n  int
 }
 
+// A Policy is what the wrapper does, where the check runs, with input that
+// comes unmarked, as capture.Looks decides it from --burst (Mode), the
+// front end and the terminal's answer: whether it looks for large
+// unmarked pastes (Look), why, and how long such a paste stays open
+// without input (Gap; zero for termproto.BurstGap).
+type Policy struct {
+	Mode capture.BurstMode
+	Look bool
+	Why  string
+	Gap  time.Duration
+}
+
+// gap is how long an unmarked paste stays open without input.
+func (p Policy) gap() time.Duration {
+	if p.Gap > 0 {
+		return p.Gap
+	}
+	return termproto.BurstGap
+}
+
 // A Sample is what the check saw of the paste. It keeps no text.
 type Sample struct {
 	reads     []pasteRead
@@ -60,18 +81,19 @@ type Sample struct {
 	bracketed bool  // a paste start marker came
 	ended     bool  // ... and its end marker
 	cancelled bool  // the first input was Ctrl-C
-	burstMode capture.BurstMode
+	policy    Policy
 	bursts    []int64 // the bytes of each burst pbwrap would take for a paste
 	typed     int64   // the bytes pbwrap would pass as typed, outside bracketed pastes
 }
 
-// A pasteProbe runs what the terminal sends through bracketed.Parser and,
-// unless the mode is off, bracketed.Burst, as capture.Input does, with the
-// times of the reads, and counts what they make of it.
+// A pasteProbe runs what the terminal sends through termproto.Parser and,
+// where the wrapper would look for unmarked pastes, termproto.Burst, as
+// capture.Input does, with the times of the reads, and counts what they
+// make of it.
 type pasteProbe struct {
 	s        Sample
-	parser   *bracketed.Parser
-	burst    *bracketed.Burst
+	parser   *termproto.Parser
+	burst    *termproto.Burst
 	first    time.Time
 	now      time.Time // of the read being looked at
 	deadline time.Time
@@ -79,14 +101,15 @@ type pasteProbe struct {
 	midLine  bool // ... was not CR or LF: a last line without a newline
 }
 
-func newPasteProbe(mode capture.BurstMode) *pasteProbe {
-	p := &pasteProbe{s: Sample{burstMode: mode}}
-	p.parser = bracketed.NewParser(probeParser{p})
-	if mode != capture.BurstOff {
+func newPasteProbe(policy Policy) *pasteProbe {
+	p := &pasteProbe{s: Sample{policy: policy}}
+	p.parser = termproto.NewParser(probeParser{p})
+	if policy.Look {
 		// Small thresholds: the check asks for a few lines, and says whether
-		// they came as fast as a paste, so that pbwrap would save them
-		// were they large.
-		p.burst = bracketed.NewBurst(probeBursts{p}, probeMinBytes, probeMinLines)
+		// they came as a paste comes, so that pbwrap would save them were
+		// they large.
+		p.burst = termproto.NewBurst(probeBursts{p}, probeMinBytes, probeMinLines)
+		p.burst.SetGap(policy.gap())
 	}
 	return p
 }
@@ -125,8 +148,13 @@ func (p *pasteProbe) done() bool    { return p.s.ended || p.s.cancelled }
 // flushUntil flushes every deadline up to at (all of them if at is zero).
 func (p *pasteProbe) flushUntil(at time.Time) {
 	for !p.deadline.IsZero() && (at.IsZero() || !at.Before(p.deadline)) {
+		// What the parser releases was read when its hold began, as
+		// capture.Input passes it on.
+		if p.now = p.parser.HeldSince(); p.now.IsZero() {
+			p.now = p.deadline
+		}
+		d := p.parser.Flush(p.deadline)
 		p.now = p.deadline
-		d := p.parser.Flush(p.now)
 		if p.burst != nil {
 			p.burst.Flush(p.now)
 		}
@@ -233,7 +261,7 @@ func Describe(s *Sample) Report {
 		r.Lines = append(r.Lines, "bracketed: the terminal sent a paste's start marker, but not its end marker")
 		r.Problem, r.Fix = "the terminal began a bracketed paste and never ended it: pbwrap ends such a paste after --paste-timeout", fixTermNow
 	default:
-		r.Lines = append(r.Lines, "bracketed: no: the terminal sends a paste as if it were typed; pbwrap can tell it only by its speed (--burst)")
+		r.Lines = append(r.Lines, "bracketed: no: the terminal sends a paste as if it were typed; pbwrap can tell it only by its reads (--burst)")
 		r.describeBursts(s)
 	}
 	return r
@@ -257,27 +285,34 @@ func describeReads(reads []pasteRead) string {
 		len(reads), roundDuration(reads[len(reads)-1].at), sizes[0], sizes[len(sizes)-1], sizes[len(sizes)/2], roundDuration(longest))
 }
 
-// describeBursts says what the burst detector made of an unbracketed
-// paste.
+// describeBursts says what the wrapper makes of an unbracketed paste: it
+// takes it for typing where it does not look for unmarked pastes, and
+// otherwise what the burst detector made of it.
 func (r *Report) describeBursts(s *Sample) {
+	pol := s.policy
+	mode := fmt.Sprintf("--burst %v: %s", pol.Mode, pol.Why)
 	switch {
-	case s.burstMode == capture.BurstOff:
+	case pol.Mode == capture.BurstOff:
 		r.Lines = append(r.Lines, "bursts: not looked for (--burst off): every paste goes in as text")
 		r.Problem, r.Fix = "the terminal does not bracket pastes and --burst is off, so large pastes go in as text",
 			"drop --burst off (or PBWRAP_BURST=off), or "+fixTermNow
+	case !pol.Look:
+		r.Lines = append(r.Lines, "bursts: not looked for ("+mode+"): pbwrap passes this paste on as typed")
+		r.Problem = "this paste came unmarked, and pbwrap takes unmarked input for typing here (" + pol.Why + "), so large pastes go in as text"
+		r.Fix = fixTermNow
 	case len(s.bursts) == 1:
-		line := fmt.Sprintf("bursts (--burst %v): caught, as one paste of %d bytes: one this fast saved when it is large", s.burstMode, s.bursts[0])
+		line := fmt.Sprintf("bursts (%s): caught, as one paste of %d bytes: one that comes so is saved when it is large", mode, s.bursts[0])
 		if s.typed > 0 {
 			line += fmt.Sprintf(" (%d bytes before it came as typed)", s.typed)
 		}
 		r.Lines = append(r.Lines, line)
 	case len(s.bursts) > 1:
-		r.Lines = append(r.Lines, fmt.Sprintf("bursts (--burst %v): split into %d pastes: the terminal paused longer than pbwrap waits within a paste (%v, %v once it is large)",
-			s.burstMode, len(s.bursts), bracketed.BurstHold, bracketed.BurstGap))
+		r.Lines = append(r.Lines, fmt.Sprintf("bursts (%s): split into %d pastes: the terminal paused longer than pbwrap waits within a paste (%v)",
+			mode, len(s.bursts), pol.gap()))
 		r.Problem = "this terminal pauses within a paste for longer than pbwrap waits, so pbwrap may split a large paste, and type its head"
 		r.Fix = fixTermNow
 	default:
-		r.Lines = append(r.Lines, fmt.Sprintf("bursts (--burst %v): none: it came a few characters at a time, as typing does", s.burstMode))
+		r.Lines = append(r.Lines, fmt.Sprintf("bursts (%s): none: it came a line or a key at a time, as typing does", mode))
 		r.Problem, r.Fix = "pbwrap cannot tell this terminal's pastes from typing", fixTermNow
 	}
 }

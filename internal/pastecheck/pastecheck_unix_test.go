@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
-	"github.com/pbwrap/pbwrap/capture"
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/sys/unix"
 )
 
@@ -28,6 +28,10 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
+// looking is the policy of a wrapper that looks for unmarked pastes, in
+// a terminal that does not say whether it marks them.
+var looking = Policy{Mode: capture.BurstAuto, Look: true, Why: "the terminal does not say whether it marks pastes"}
+
 // TestPasteCheck plays the terminal on the master side of a PTY while
 // pbwrap doctor --paste's check runs on its slave side, opened as doctor
 // opens /dev/tty: the terminal answers the question with a paste,
@@ -39,7 +43,7 @@ func TestPasteCheck(t *testing.T) {
 	body := ptytest.Lines(600, "pasted")
 	for _, tc := range []struct {
 		name    string
-		mode    capture.BurstMode
+		policy  Policy
 		wait    time.Duration
 		play    func(master *os.File)
 		check   func(t *testing.T, s *Sample)
@@ -47,9 +51,9 @@ func TestPasteCheck(t *testing.T) {
 		paused  string // the problem instead, when the reads paused longer than a burst waits
 	}{
 		{
-			name: "bracketed",
-			mode: capture.BurstAuto,
-			play: writeAll(pasteStart + body + pasteEnd),
+			name:   "bracketed",
+			policy: looking,
+			play:   writeAll(pasteStart + body + pasteEnd),
 			check: func(t *testing.T, s *Sample) {
 				if !s.bracketed || !s.ended || s.bytes != int64(len(body)) || s.lines != 600 || len(s.bursts) != 0 {
 					t.Errorf("sample %+v, want a bracketed paste of %d bytes, 600 lines", summary(s), len(body))
@@ -57,9 +61,9 @@ func TestPasteCheck(t *testing.T) {
 			},
 		},
 		{
-			name: "without markers, at once",
-			mode: capture.BurstAuto,
-			play: writeAll(body),
+			name:   "without markers, at once",
+			policy: looking,
+			play:   writeAll(body),
 			check: func(t *testing.T, s *Sample) {
 				if s.bracketed || len(s.bursts) != 1 || s.bursts[0] != int64(len(body)) || s.typed != 0 {
 					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
@@ -68,7 +72,7 @@ func TestPasteCheck(t *testing.T) {
 		},
 		{
 			name:   "without markers, 50 bytes every 5 ms",
-			mode:   capture.BurstAuto,
+			policy: looking,
 			paused: "pauses within a paste",
 			play:   func(master *os.File) { writeChunks(master, body, 50, 5*time.Millisecond) },
 			check: func(t *testing.T, s *Sample) {
@@ -78,17 +82,17 @@ func TestPasteCheck(t *testing.T) {
 				// The check's own reads may pause longer than the writes
 				// did, on a loaded machine: one burst exactly when they
 				// did not.
-				if longestPause(s.reads) < bracketed.BurstHold && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
+				if longestPause(s.reads) < termproto.BurstGap && (len(s.bursts) != 1 || s.bursts[0] != int64(len(body))) {
 					t.Errorf("sample %+v, want one burst of all %d bytes", summary(s), len(body))
 				}
-				if longestPause(s.reads) >= bracketed.BurstGap && len(s.bursts) < 2 {
+				if longestPause(s.reads) >= termproto.BurstGap && len(s.bursts) < 2 {
 					t.Errorf("sample %+v, want it split where the reads paused %v", summary(s), longestPause(s.reads))
 				}
 			},
 		},
 		{
-			name: "typing",
-			mode: capture.BurstAuto,
+			name:   "typing",
+			policy: looking,
 			play: func(master *os.File) {
 				for _, key := range []string{"a", "\r"} {
 					time.Sleep(30 * time.Millisecond)
@@ -104,14 +108,25 @@ func TestPasteCheck(t *testing.T) {
 		},
 		{
 			name:    "without markers, --burst off",
-			mode:    capture.BurstOff,
+			policy:  Policy{Mode: capture.BurstOff, Why: "--burst off"},
 			play:    writeAll(body),
 			check:   func(*testing.T, *Sample) {},
 			problem: "--burst is off",
 		},
 		{
+			name:   "without markers, where the front end marks pastes",
+			policy: Policy{Mode: capture.BurstAuto, Why: "the front end marks pastes"},
+			play:   writeAll(body),
+			check: func(t *testing.T, s *Sample) {
+				if s.bracketed || len(s.bursts) != 0 || s.typed != int64(len(body)) {
+					t.Errorf("sample %+v, want all %d bytes typed, as the wrapper passes them", summary(s), len(body))
+				}
+			},
+			problem: "takes unmarked input for typing here (the front end marks pastes)",
+		},
+		{
 			name:    "nothing",
-			mode:    capture.BurstAuto,
+			policy:  looking,
 			wait:    200 * time.Millisecond,
 			play:    func(*os.File) {},
 			check:   func(*testing.T, *Sample) {},
@@ -119,7 +134,7 @@ func TestPasteCheck(t *testing.T) {
 		},
 		{
 			name:    "Ctrl-C",
-			mode:    capture.BurstAuto,
+			policy:  looking,
 			play:    writeAll("\x03"),
 			check:   func(*testing.T, *Sample) {},
 			problem: "no paste was checked",
@@ -135,7 +150,7 @@ func TestPasteCheck(t *testing.T) {
 			if tc.wait > 0 {
 				c.wait = tc.wait
 			}
-			done := runPasteCheck(t, c, slave.Name(), tc.mode)
+			done := runPasteCheck(t, c, slave.Name(), tc.policy)
 			shown := readMaster(t, master, "Waiting")
 			if !strings.HasPrefix(shown, bracketedPasteOn+"pbwrap doctor: paste some text") {
 				t.Errorf("the terminal was shown %q, want bracketed paste on, then the question", shown)
@@ -144,7 +159,7 @@ func TestPasteCheck(t *testing.T) {
 			s := waitPasteCheck(t, done)
 			tc.check(t, s)
 			problem := tc.problem
-			if tc.paused != "" && longestPause(s.reads) >= bracketed.BurstGap {
+			if tc.paused != "" && longestPause(s.reads) >= termproto.BurstGap {
 				// The writes, or the check's reads, paused longer than a
 				// burst waits (a loaded machine): the split is reported.
 				problem = tc.paused
@@ -174,19 +189,21 @@ func TestDescribePaste(t *testing.T) {
 		says    []string
 		problem string
 	}{
-		{"bracketed", Sample{reads: reads, bytes: 9180, lines: 300, bracketed: true, ended: true, burstMode: capture.BurstAuto},
+		{"bracketed", Sample{reads: reads, bytes: 9180, lines: 300, bracketed: true, ended: true, policy: looking},
 			[]string{"received 9180 bytes, 300 lines, in 3 reads over 300µs, of 1000 to 4095 bytes (median 4095), the longest pause between reads 200µs", "bracketed: yes"}, ""},
-		{"one burst", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{9180}},
-			[]string{"bracketed: no", "bursts (--burst auto): caught, as one paste of 9180 bytes"}, ""},
-		{"one burst after typing", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstOn, bursts: []int64{9178}, typed: 2},
-			[]string{"bursts (--burst on): caught, as one paste of 9178 bytes: one this fast saved when it is large (2 bytes before it came as typed)"}, ""},
-		{"split", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, bursts: []int64{4095, 5085}},
-			[]string{"split into 2 pastes: the terminal paused longer than pbwrap waits within a paste (" + bracketed.BurstHold.String() + ", " + bracketed.BurstGap.String() + " once it is large)"}, "may split a large paste"},
-		{"typing", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstAuto, typed: 9180},
-			[]string{"bursts (--burst auto): none"}, "cannot tell"},
-		{"off", Sample{reads: reads, bytes: 9180, burstMode: capture.BurstOff, typed: 9180},
+		{"one burst", Sample{reads: reads, bytes: 9180, policy: looking, bursts: []int64{9180}},
+			[]string{"bracketed: no", "bursts (--burst auto: the terminal does not say whether it marks pastes): caught, as one paste of 9180 bytes"}, ""},
+		{"one burst after typing", Sample{reads: reads, bytes: 9180, policy: Policy{Mode: capture.BurstOn, Look: true, Why: "--burst on"}, bursts: []int64{9178}, typed: 2},
+			[]string{"bursts (--burst on: --burst on): caught, as one paste of 9178 bytes: one that comes so is saved when it is large (2 bytes before it came as typed)"}, ""},
+		{"split", Sample{reads: reads, bytes: 9180, policy: looking, bursts: []int64{4095, 5085}},
+			[]string{"split into 2 pastes: the terminal paused longer than pbwrap waits within a paste (" + termproto.BurstGap.String() + ")"}, "may split a large paste"},
+		{"not looked for", Sample{reads: reads, bytes: 9180, policy: Policy{Mode: capture.BurstAuto, Why: "the front end marks pastes"}, typed: 9180},
+			[]string{"not looked for (--burst auto: the front end marks pastes): pbwrap passes this paste on as typed"}, "takes unmarked input for typing"},
+		{"typing", Sample{reads: reads, bytes: 9180, policy: looking, typed: 9180},
+			[]string{"bursts (--burst auto: the terminal does not say whether it marks pastes): none"}, "cannot tell"},
+		{"off", Sample{reads: reads, bytes: 9180, policy: Policy{Mode: capture.BurstOff, Why: "--burst off"}, typed: 9180},
 			[]string{"not looked for (--burst off)"}, "--burst is off"},
-		{"no end marker", Sample{reads: reads[:1], bytes: 4089, bracketed: true, burstMode: capture.BurstAuto},
+		{"no end marker", Sample{reads: reads[:1], bytes: 4089, bracketed: true, policy: looking},
 			[]string{"in one read", "not its end marker"}, "never ended it"},
 		{"nothing", Sample{}, []string{"nothing was pasted within 1m"}, "no paste was checked"},
 		{"cancelled", Sample{reads: reads[:1], cancelled: true}, []string{"skipped (Ctrl-C)"}, "no paste was checked"},
@@ -244,7 +261,7 @@ type pasteResult struct {
 
 // runPasteCheck runs c on the terminal at path, opened as doctor opens
 // /dev/tty, in the background.
-func runPasteCheck(t *testing.T, c pasteCheck, path string, mode capture.BurstMode) <-chan pasteResult {
+func runPasteCheck(t *testing.T, c pasteCheck, path string, policy Policy) <-chan pasteResult {
 	t.Helper()
 	tty, err := ptyio.OpenTTY(path)
 	if err != nil {
@@ -253,7 +270,7 @@ func runPasteCheck(t *testing.T, c pasteCheck, path string, mode capture.BurstMo
 	done := make(chan pasteResult, 1)
 	go func() { // Ends when the check does, or is left behind at the watchdog.
 		defer tty.Close()
-		s, err := c.run(tty, mode)
+		s, err := c.run(tty, policy)
 		done <- pasteResult{s, err}
 	}()
 	return done

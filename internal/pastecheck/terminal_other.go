@@ -2,15 +2,11 @@
 
 package pastecheck
 
-import (
-	"errors"
-
-	"github.com/pbwrap/pbwrap/capture"
-)
+import "errors"
 
 // errNoTerminalSupport says why doctor cannot check pastes here.
 var errNoTerminalSupport = errors.New("not supported on this system")
 
 // AtTerminal cannot run the check here: pbwrap reads terminals on Linux,
 // macOS and FreeBSD only.
-func AtTerminal(capture.BurstMode) (*Sample, error) { return nil, errNoTerminalSupport }
+func AtTerminal(Policy) (*Sample, error) { return nil, errNoTerminalSupport }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/pbwrap/pbwrap/capture"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 )
@@ -18,15 +17,15 @@ import (
 const pasteReadSize = 32 << 10
 
 // AtTerminal runs the paste check on the controlling terminal: it asks for
-// a paste and measures what comes, with the burst detector in mode, for
-// at most a minute. The terminal is left as it was.
-func AtTerminal(mode capture.BurstMode) (*Sample, error) {
+// a paste and measures what comes, for at most a minute, and what the
+// wrapper would make of it with policy. The terminal is left as it was.
+func AtTerminal(policy Policy) (*Sample, error) {
 	tty, err := ptyio.ControllingTTY()
 	if err != nil {
 		return nil, err
 	}
 	defer tty.Close()
-	return pasteCheck{wait: pasteWait, quiet: pasteQuiet}.run(tty, mode)
+	return pasteCheck{wait: pasteWait, quiet: pasteQuiet}.run(tty, policy)
 }
 
 // A pasteCheck asks the user to paste, and measures what the terminal
@@ -47,7 +46,7 @@ type pasteCheck struct {
 // it marks the paste. The terminal's settings are restored, and
 // bracketed paste turned off, on every return; input that comes after the
 // read that ended the paste is left for the shell.
-func (c pasteCheck) run(tty *os.File, mode capture.BurstMode) (s *Sample, err error) {
+func (c pasteCheck) run(tty *os.File, policy Policy) (s *Sample, err error) {
 	saved, err := ptyio.GetTermios(tty)
 	if err != nil {
 		return nil, fmt.Errorf("read terminal settings: %w", err)
@@ -67,7 +66,7 @@ func (c pasteCheck) run(tty *os.File, mode capture.BurstMode) (s *Sample, err er
 	if _, err := fmt.Fprintf(tty, bracketedPasteOn+pastePrompt, waitText(c.wait)); err != nil {
 		return nil, fmt.Errorf("write the question: %w", err)
 	}
-	probe := newPasteProbe(mode)
+	probe := newPasteProbe(policy)
 	if err := c.read(tty, probe); err != nil {
 		return nil, err
 	}

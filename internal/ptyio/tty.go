@@ -11,7 +11,7 @@ import (
 var ErrNotATerminal = errors.New("not run from a terminal")
 
 // QueryBracketedPaste asks the controlling terminal whether it supports
-// bracketed paste (bracketed.PasteQuestion: DECRQM for mode 2004, then
+// bracketed paste (termproto.PasteQuestion: DECRQM for mode 2004, then
 // DA1) and returns the DECRQM state it answers: "1" set, "2" reset, "3"
 // permanently set, "0" not recognized or "4" permanently reset (not
 // supported); "" when it does not answer within timeout. It fails with
@@ -48,7 +48,7 @@ func QueryBracketedPaste(timeout time.Duration) (state string, err error) {
 
 // QueryTerminal is QueryBracketedPaste asking too, before the DA1 that
 // fences the answers, whether the terminal has kitty's clipboard paste
-// events (bracketed.ClipQuestion, DECRQM for mode 5522): clip is that
+// events (termproto.ClipQuestion, DECRQM for mode 5522): clip is that
 // answer, "1" or "2" from a terminal that has them, "0" or "4" from one
 // that does not, "" when it gives none (most terminals, tmux 3.3a,
 // screen).

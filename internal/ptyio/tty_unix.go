@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,7 +60,7 @@ func controllingTTY() (*os.File, error) {
 	return tty, err
 }
 
-// ask writes bracketed.PasteQuestion to tty, reads the answers, and
+// ask writes termproto.PasteQuestion to tty, reads the answers, and
 // returns the DECRQM state for mode 2004 ("" when none came within
 // q.timeout), as QueryBracketedPaste says. tty is used through its
 // descriptor in blocking mode: ask puts it so for good (File.Fd), so a
@@ -86,22 +86,22 @@ func (q terminalQuery) askModes(tty *os.File) (state, clip string, err error) {
 	if err := SetTermios(tty, QuestionMode(saved)); err != nil {
 		return "", "", fmt.Errorf("set terminal to raw mode: %w", err)
 	}
-	question := bracketed.PasteQuestion
+	question := termproto.PasteQuestion
 	if q.clip {
-		question = bracketed.ClipQuestion + question
+		question = termproto.ClipQuestion + question
 	}
 	if _, err := tty.WriteString(question); err != nil {
 		return "", "", fmt.Errorf("write terminal query: %w", err)
 	}
-	var r bracketed.Replies
+	var r termproto.Replies
 	r.Ask()
 	if err := readReplies(tty, &r, time.Now().Add(q.timeout)); err != nil {
 		return "", "", err
 	}
-	if m := r.Mode(); m != bracketed.ModeUnanswered {
+	if m := r.Mode(); m != termproto.ModeUnanswered {
 		state = string(m)
 	}
-	if m := r.Clip(); m != bracketed.ModeUnanswered {
+	if m := r.Clip(); m != termproto.ModeUnanswered {
 		clip = string(m)
 	}
 	if !r.AnsweredDA1() {
@@ -113,7 +113,7 @@ func (q terminalQuery) askModes(tty *os.File) (state, clip string, err error) {
 // readReplies reads tty, which must be in QuestionMode and blocking, a
 // byte at a time into r, until r has the DA1 answer or deadline has
 // passed.
-func readReplies(tty *os.File, r *bracketed.Replies, deadline time.Time) error {
+func readReplies(tty *os.File, r *termproto.Replies, deadline time.Time) error {
 	var b [1]byte
 	for !r.AnsweredDA1() && time.Now().Before(deadline) {
 		n, err := tty.Read(b[:])
@@ -131,7 +131,7 @@ func readReplies(tty *os.File, r *bracketed.Replies, deadline time.Time) error {
 // discardLate drains the late answers of a terminal that has not
 // answered DA1 by the deadline, for q.grace or until DA1, and if DA1 has
 // still not come, discards the terminal's pending input.
-func (q terminalQuery) discardLate(tty *os.File, r *bracketed.Replies) error {
+func (q terminalQuery) discardLate(tty *os.File, r *termproto.Replies) error {
 	if q.late != nil {
 		q.late()
 	}

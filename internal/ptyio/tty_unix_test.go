@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/sys/unix"
 )
 
@@ -156,14 +156,14 @@ func answerQuestion(master *os.File, answer []string) error {
 	}
 	var got []byte
 	buf := make([]byte, 64)
-	for len(got) < len(bracketed.PasteQuestion) {
+	for len(got) < len(termproto.PasteQuestion) {
 		n, err := master.Read(buf)
 		got = append(got, buf[:n]...)
 		if err != nil {
 			return err
 		}
 	}
-	if string(got) != bracketed.PasteQuestion {
+	if string(got) != termproto.PasteQuestion {
 		return errors.New("asked " + string(got))
 	}
 	for i, piece := range answer {

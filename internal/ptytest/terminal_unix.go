@@ -45,14 +45,14 @@ type Job struct {
 	// the file "shell" (see Terminal.Path).
 	Shell bool
 	// Answer is what the terminal answers, once, when it is asked whether
-	// it marks pastes (bracketed.Question): AnswerMarks (the zero value),
+	// it marks pastes (termproto.Question): AnswerMarks (the zero value),
 	// as xterm does, AnswerNoMarks, or AnswerNothing; AnswerAfter later,
 	// as over a slow link.
 	Answer      Answer
 	AnswerAfter time.Duration
 }
 
-// An Answer is what a Terminal answers to bracketed.Question.
+// An Answer is what a Terminal answers to termproto.Question.
 type Answer string
 
 const (
@@ -66,7 +66,7 @@ const (
 	AnswerNothing Answer = "none"
 )
 
-// question is bracketed.Question, which a Terminal answers.
+// question is termproto.Question, which a Terminal answers.
 const question = "\x1b[?2004$p\x1b[?12$p\x1b[c"
 
 // xtermAnswer is AnswerMarks's bytes.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/bracketed"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 	"github.com/pbwrap/pbwrap/internal/vtoracle"
 )
 
@@ -58,7 +58,7 @@ func (s *session) add(kind string, b []byte) {
 // OutputFilter as pbwrap does: Ctrl-Z after the chunks marked in stops.
 func play(in [][]byte, stops map[int]bool, eightBit bool) *session {
 	var s session
-	f := bracketed.OutputFilter{EightBit: eightBit}
+	f := termproto.OutputFilter{EightBit: eightBit}
 	s.add("setup", []byte(pasteOn))
 	for i, c := range in {
 		s.add("output", f.Write(c))

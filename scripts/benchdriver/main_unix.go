@@ -62,6 +62,8 @@ func main() {
 	other := flag.String("compare", "", "other pbwrap binaries to measure beside the first, comma-separated (pbwrap2, pbwrap3, ...): designs side by side in one run")
 	noBurst := flag.Bool("burst-off", false, "also measure pbwrap with --burst off beside it (pbwrap-noburst)")
 	unmarked := flag.Bool("unmarked", false, "also measure pbwrap in a terminal that says it does not mark pastes (pbwrap-unmarked): the burst detector's cost")
+	silent := flag.Bool("silent", false, "also measure pbwrap (and the -compare builds) in a terminal that answers nothing (pbwrap-silent), as mosh, GNU screen and the Linux console do")
+	fronts := flag.Bool("frontends", false, "instead, measure key latency through real GNU screen and mosh, with and without pbwrap, and what screen alone delivers of a large paste")
 	intervals := flag.String("key-interval", "1ms,20ms", "times between two keystrokes to the same variant, comma-separated: each is a latency figure of its own")
 	pasteMB := flag.String("paste-mb", "1,64", "sizes in MB of the pastes to time, comma-separated (empty: none)")
 	pasteRuns := flag.Int("paste-runs", 3, "runs per variant of each paste size")
@@ -81,14 +83,25 @@ func main() {
 		os.Exit(2)
 	}
 	m := measures{keys: *keys, every: every, floodMB: *floodMB, runs: *runs, starts: *starts, rounds: *rounds}
-	if err := run(variants(*pbwrap, *other, *noBurst, *unmarked), m, sizes, *pasteRuns); err != nil {
+	if *fronts {
+		if err := runFrontEnds(*pbwrap, *other, m); err != nil {
+			fmt.Fprintln(os.Stderr, "benchdriver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	vs := variants(*pbwrap, *other, *noBurst, *unmarked)
+	if *silent {
+		vs = append(vs, silentVariants(*pbwrap, *other)...)
+	}
+	if err := run(vs, m, sizes, *pasteRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
 	}
 }
 
 // A variant is one way of running the child, and what its terminal
-// answers when asked whether it marks pastes (bracketed.Question): as
+// answers when asked whether it marks pastes (termproto.Question): as
 // xterm does, unless the variant plays a terminal that does not.
 type variant struct {
 	name   string
@@ -96,7 +109,7 @@ type variant struct {
 	answer string
 }
 
-// Answers to bracketed.Question: xterm's (it marks pastes), and that of a
+// Answers to termproto.Question: xterm's (it marks pastes), and that of a
 // terminal that does not know mode 2004.
 const (
 	xtermAnswer   = "\x1b[?2004;1$y\x1b[?12;2$y\x1b[?64;1;2;6;9;15;18;21;22c"
@@ -518,6 +531,7 @@ func measureLatency(self string, vs []variant, keys int, keyInterval time.Durati
 		}
 		procs[i] = r
 	}
+	time.Sleep(settle(vs))
 	samples := make([][]time.Duration, len(vs))
 	buf := make([]byte, 64)
 	next := time.Now()
@@ -782,6 +796,10 @@ func childMain(mode string, args []string) int {
 				return 0
 			}
 		}
+	case "child-stamp":
+		return stampMain(args)
+	case "child-count":
+		return countMain(args)
 	case "child-flood":
 		total, _ := strconv.Atoi(args[0])
 		if _, err := os.Stdin.Read(buf[:1]); err != nil {

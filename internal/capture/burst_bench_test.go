@@ -1,0 +1,28 @@
+package capture
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+// benchmarkKey times the input filter on one typed key at a time, a
+// millisecond apart, looking for unmarked pastes (BurstOn) or not
+// (BurstOff; BurstAuto before the terminal has answered): the cost of the
+// burst detector on the keystroke path.
+func benchmarkKey(b *testing.B, mode BurstMode) {
+	in := NewInput(Config{MinBytes: DefaultMinBytes, MinLines: DefaultMinLines, Burst: mode})
+	key := []byte("a")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Millisecond)
+		if d, _ := in.Filter(io.Discard, key, now); !d.IsZero() {
+			b.Fatal("a typed key asked for a deadline")
+		}
+	}
+}
+
+func BenchmarkInputKeyBurstOff(b *testing.B)  { benchmarkKey(b, BurstOff) }
+func BenchmarkInputKeyBurstAuto(b *testing.B) { benchmarkKey(b, BurstAuto) }
+func BenchmarkInputKeyBurstOn(b *testing.B)   { benchmarkKey(b, BurstOn) }
