@@ -243,7 +243,7 @@ func modelGot(t *testing.T, srv *server, data []byte, path string) (reached stri
 	if bytes.Contains(got.body, []byte(path)) {
 		reached += "; the path too"
 	}
-	if bytes.Contains(got.body, []byte("5522")) || bytes.Contains(got.body, []byte(fakekitty.PW)) {
+	if bytes.Contains(got.body, []byte("]5522;")) || bytes.Contains(got.body, []byte(fakekitty.PW)) {
 		t.Errorf("a packet or the password reached the model")
 	}
 	return reached, true

@@ -62,7 +62,7 @@ func TestImagePastePTY(t *testing.T) {
 	if err != nil || !bytes.Equal(saved, data) {
 		t.Fatalf("%s: %d bytes, %v; want the %d pasted", path, len(saved), err, len(data))
 	}
-	if strings.Contains(got, "5522") || strings.Contains(got, fakekitty.PW) {
+	if strings.Contains(got, "]5522;") || strings.Contains(got, fakekitty.PW) {
 		t.Errorf("a packet or the password reached the child: %q", got)
 	}
 	term.SignalWrapper(syscall.SIGTERM)

@@ -54,7 +54,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == ptyproxy.ShimArg {
-		os.Exit(ptyproxy.RunShim(os.Args[2:]))
+		os.Exit(ptyproxy.RunShim())
 	}
 	os.Exit(exitCode(run(osStreams(), os.Args[1:]), os.Stderr))
 }

@@ -46,6 +46,13 @@ func wrap(cfg *config, argv []string) error {
 	if passThrough(cfg) {
 		return execDirectly(cfg, path, argv)
 	}
+	// The session process starts now, beside the set-up below, and waits
+	// for the command (doc/performance.md, "Startup").
+	pending, err := ptyproxy.Start()
+	if err != nil {
+		return err
+	}
+	defer pending.Close()         // Nothing once it has run.
 	moved := movedRootNotice(cfg) // Before the session makes the new root.
 	s := newSessionOpener(cfg, filepath.Base(argv[0]))
 	defer s.Close()
@@ -81,7 +88,7 @@ func wrap(cfg *config, argv []string) error {
 	waitCleanup := startCleanup(cleanupRoots(cfg, s.Root()), cfg, logs)
 	defer waitCleanup()
 	pcfg, in := proxyConfig(cfg, path, argv, s, logs)
-	status, err := ptyproxy.Run(pcfg)
+	status, err := pending.Run(pcfg)
 	if err != nil {
 		return err
 	}

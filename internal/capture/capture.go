@@ -701,6 +701,9 @@ func (in *Input) spill(ps *paste) {
 		ps.text, err = sess.CreateTemp()
 	}
 	if err == nil {
+		ps.text.WriteBehind() // The file to commit: its sync then has little to write.
+	}
+	if err == nil {
 		_, err = ps.rawTemp.Write(ps.raw)
 	}
 	if err != nil {

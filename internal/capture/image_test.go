@@ -97,7 +97,7 @@ func TestImagePasteFakeKitty(t *testing.T) {
 			if len(m.Pastes) != 1 || m.Pastes[0].Outcome != store.OutcomeImage || m.Pastes[0].Path != path || m.Pastes[0].Bytes != int64(len(data)) {
 				t.Fatalf("manifest: %+v", m.Pastes)
 			}
-			if term.Len() != len(readRequest("pbwrap-1", fakekitty.PW, loc, "image/png")) || strings.Contains(r.child.String(), "5522") {
+			if term.Len() != len(readRequest("pbwrap-1", fakekitty.PW, loc, "image/png")) || strings.Contains(r.child.String(), "]5522;") {
 				t.Fatalf("more went to the terminal, or a packet to the child: %q", term.String())
 			}
 		}

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +67,30 @@ func FuzzNormalizerChunking(f *testing.F) {
 		// Only CR and CSI-u Enter change; without them the text is kept.
 		if !bytes.ContainsAny(in, "\r\x1b") && !bytes.Equal(got, in) {
 			t.Fatalf("changed text without CR or ESC: %q -> %q", in, got)
+		}
+	})
+}
+
+// BenchmarkNormalize is the line-end normalizer on pasted text: 80-byte
+// lines ended by CR, as a terminal sends a paste.
+func BenchmarkNormalize(b *testing.B) {
+	p := bytes.Repeat([]byte(strings.Repeat("x", 79)+"\r"), 4096/80)
+	var z normalizer
+	dst := make([]byte, 0, 2*len(p))
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		dst = z.write(dst[:0], p)
+	}
+}
+
+// indexCROrEsc finds what bytes.IndexAny(p, "\r\x1b") finds.
+func FuzzIndexCROrEsc(f *testing.F) {
+	for _, s := range []string{"", "abc", "a\rb", "a\x1bb", "\x1b\r", "\r\x1b", "xx\r\x1b\r"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if got, want := indexCROrEsc(p), bytes.IndexAny(p, "\r\x1b"); got != want {
+			t.Fatalf("indexCROrEsc(%q) = %d, want %d", p, got, want)
 		}
 	})
 }

@@ -251,6 +251,13 @@ func WriteFileAtomic(path string, data []byte, o WriteOptions) error {
 // naming f.
 func SyncFile(f *os.File) error { return syncFile(f) }
 
+// WriteBehind starts writing n bytes of f from off to disk, without
+// waiting for them (Linux: sync_file_range with SYNC_FILE_RANGE_WRITE; a
+// no-op elsewhere), so that a SyncFile later has little left to write. It
+// makes nothing durable by itself, and does not fail: what it could not
+// start, SyncFile writes.
+func WriteBehind(f *os.File, off, n int64) { writeBehind(f, off, n) }
+
 // SyncDir makes the names last created or removed in the directory dir
 // durable: fsync(2) of the directory (following a symbolic link to it: the
 // names are in the directory it leads to). Some file systems (FUSE,

@@ -33,6 +33,24 @@ func OpenPTY() (master, slave *os.File, err error) {
 	return os.NewFile(uintptr(fd), m.Name()), slave, nil
 }
 
+// OpenPTYFd opens a new PTY pair as OpenPTY does, but returns the master
+// as a bare descriptor, close-on-exec and blocking, that Go's poller
+// never sees, for a caller that waits for it itself; name is the master's
+// name, for errors. The caller closes both.
+func OpenPTYFd() (master int, name string, slave *os.File, err error) {
+	m, slave, err := pty.Open()
+	if err != nil {
+		return -1, "", nil, fmt.Errorf("open pty: %w", err)
+	}
+	defer m.Close()
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		slave.Close()
+		return -1, "", nil, fmt.Errorf("dup pty master: %w", err)
+	}
+	return fd, m.Name(), slave, nil
+}
+
 // SetSize sets the size of the terminal f (either side of a PTY). Like
 // the other functions here that take a terminal, it leaves f in Go's
 // poller, as File.Fd would not.

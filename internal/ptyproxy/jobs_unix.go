@@ -21,7 +21,7 @@ func (s *session) loop(sigc <-chan os.Signal, waits <-chan ptyio.WaitState, outD
 		// Without the terminal (in the background, after bg or a start
 		// with &), look now and then whether the shell has brought pbwrap
 		// to the foreground: its fg of a running job sends no SIGCONT,
-		// and a reader waiting in the poller is not told either.
+		// and a reader waiting for the terminal is not told either.
 		var look <-chan time.Time
 		if !s.taken() {
 			look = time.After(foregroundPoll)

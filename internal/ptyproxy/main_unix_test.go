@@ -4,6 +4,7 @@ package ptyproxy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"golang.org/x/sys/unix"
 )
 
 // wrapArg, as the first argument, makes the test binary play the wrapper
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case ShimArg:
-			os.Exit(RunShim(os.Args[2:]))
+			os.Exit(RunShim())
 		case wrapArg:
 			os.Exit(wrapMain(os.Args[2:]))
 		}
@@ -50,6 +52,9 @@ func TestMain(m *testing.M) {
 // over each chunk, as a filter slowed down by a loaded machine would.
 // PBWRAP_TEST_RESET_PANIC=1 makes the reset panic.
 func wrapMain(argv []string) int {
+	if name := os.Getenv("PBWRAP_TEST_ABANDON"); name != "" {
+		return abandon(name)
+	}
 	if word := os.Getenv("PBWRAP_TEST_PANIC"); word != "" {
 		onOutput = panicOn(word)
 	}
@@ -86,6 +91,30 @@ func wrapMain(argv []string) int {
 		return 1
 	}
 	return status
+}
+
+// abandon is the test wrapper that starts a run and gives it up: it
+// closes the run, writes to the file name whether the session process is
+// gone then ("gone", or "there"), and exits with status 3.
+func abandon(name string) int {
+	p, err := Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "wrap: %v\n", err)
+		return 1
+	}
+	if err := p.awaitSpawn(); err != nil {
+		fmt.Fprintf(os.Stderr, "wrap: %v\n", err)
+		return 1
+	}
+	p.Close()
+	state := "there"
+	if errors.Is(unix.Kill(p.pid, 0), unix.ESRCH) {
+		state = "gone"
+	}
+	if err := os.WriteFile(name, []byte(state), 0o600); err != nil {
+		return 1
+	}
+	return 3
 }
 
 // childState says whether the running session's child is stopped, or ""

@@ -15,9 +15,20 @@
 // sends, so Ctrl-Z could never suspend a program that relies on the default
 // action.
 //
-// Each direction is one goroutine that reads, filters and writes, with no
-// hand-off, through Go's poller wherever the system's poller takes the
-// descriptor: the same code on Linux, macOS and FreeBSD (see relay).
+// Each direction is one goroutine that waits for its source in the kernel
+// (poll or select) on its own thread, then reads, filters and writes, with
+// no hand-off: the same code on Linux, macOS and FreeBSD (see relay).
+// It cannot hold up the garbage collector: a relay goroutine is always
+// either running Go code, which the runtime can preempt, or in a system
+// call made through the runtime's system call path (the wait, the read,
+// the write), and a stop-the-world takes the P of a goroutine in a system
+// call without waiting for it to return. It cannot deadlock: a direction
+// that cannot write (a command that does not read, a terminal that stops
+// reading) waits in that write holding its own lock only, and the other
+// direction goes on; the output direction never waits for the input; the
+// locks are taken in one order; and the session ends every wait at the
+// end by closing the relay's descriptors, whose waits also watch a pipe
+// that the close shuts.
 //
 // Exec runs a command in place of the current process, for the cases where
 // wrapping is off. Nothing in this package knows what a paste is.
@@ -167,9 +178,8 @@ func (e *ExecError) Unwrap() error { return e.Err }
 
 // ShimArg, as the first argument, makes the program act as the session
 // process of a wrapped run instead of parsing its command line: main must
-// hand the remaining arguments to RunShim before anything else, since Run
-// starts the session process by running the program's own executable
-// again with ShimArg.
+// call RunShim before anything else, since Start starts the session
+// process by running the program's own executable again with ShimArg.
 const ShimArg = "__pbwrap-session"
 
 // ErrNotTerminal is returned by Run when standard input or output is not a

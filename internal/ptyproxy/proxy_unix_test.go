@@ -33,6 +33,21 @@ func TestWindowSize(t *testing.T) {
 	term.WantExit("exit 143")
 }
 
+// A run that Start began and the caller gives up (pbwrap refusing to run
+// after all) runs nothing: the session process is gone, reaped, by the
+// time Close returns, and the command never starts.
+func TestStartThenCloseRunsNothing(t *testing.T) {
+	stateFile := filepath.Join(t.TempDir(), "state")
+	term := start(t, ptytest.Job{Steps: []string{"ready", "block"}, Env: []string{"PBWRAP_TEST_ABANDON=" + stateFile}})
+	term.WantExit("exit 3")
+	if b, err := os.ReadFile(stateFile); err != nil || string(b) != "gone" {
+		t.Errorf("the session process after Close: %q (%v), want gone", b, err)
+	}
+	if got := term.ReportLines("report", "ready"); len(got) > 0 {
+		t.Errorf("the command ran: %q", got)
+	}
+}
+
 // The terminal's termios are restored exactly on every way out.
 func TestTermiosRestoredOnEveryExit(t *testing.T) {
 	for _, tc := range []struct {

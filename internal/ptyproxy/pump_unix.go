@@ -46,9 +46,8 @@ var clockBase = time.Now()
 type source struct {
 	// taken is set while the reader holds bytes that the filter has not
 	// had: from before the read that takes them (so that no byte leaves
-	// the terminal unmarked), or, reading a terminal outside Go's poller
-	// with no deadline, from when the read returns; until the feed is
-	// over (see endpoint).
+	// the terminal unmarked) until the feed is over (see port.read and
+	// relay).
 	taken atomic.Bool
 	// queued reports whether the terminal has input waiting to be read.
 	queued func() bool

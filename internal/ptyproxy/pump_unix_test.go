@@ -97,18 +97,18 @@ func TestPumpWriteFrom(t *testing.T) {
 
 // The goroutine that reads also flushes: its read waits until the
 // filter's deadline, then Flush lets the held ESC go; the loop ends with
-// the input. For a descriptor in Go's poller and for one outside it.
+// the input. For a non-blocking descriptor and a blocking one.
 func TestPumpFlushesAtDeadline(t *testing.T) {
-	for _, polled := range []bool{true, false} {
-		t.Run(fmt.Sprintf("polled=%v", polled), func(t *testing.T) {
-			r, wr := testPipe(t, polled)
+	for _, blocking := range []bool{false, true} {
+		t.Run(fmt.Sprintf("blocking=%v", blocking), func(t *testing.T) {
+			r, wr := testPipe(t, blocking, nil)
 			var w ptytest.Buffer
 			f := &holdEsc{hold: 5 * time.Millisecond}
 			p := newPump("test", f, &w, nil)
 			done := make(chan struct{})
 			go func() { // Ends at the end of the input (wr closed below).
 				defer close(done)
-				relay(p, newEndpoint(r, nil), p.feed, func(error) bool { return true })
+				relay(p, r, p.feed, func(error) bool { return true })
 			}()
 			if _, err := wr.Write([]byte("ab\x1b")); err != nil {
 				t.Fatal(err)
@@ -135,71 +135,136 @@ func TestPumpFlushesAtDeadline(t *testing.T) {
 	}
 }
 
-// testPipe returns a pipe whose read end is in Go's poller or, if not
-// polled, a blocking descriptor outside it.
-func testPipe(t *testing.T, polled bool) (r, w *os.File) {
+// testPipe returns a pipe: a port that reads it, and the test's end to
+// write. With blocking, the port's descriptor is blocking, as standard
+// input may be; otherwise non-blocking, as pbwrap's own are.
+func testPipe(t *testing.T, blocking bool, held *atomic.Bool) (*port, *os.File) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !polled {
-		fd, err := unix.Dup(int(r.Fd())) // Fd leaves it blocking.
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = os.NewFile(uintptr(fd), "pipe")
+	fd, err := dupCloexec(r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close(); w.Close() })
-	return r, w
+	r.Close()
+	if err := unix.SetNonblock(fd, !blocking); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPort(fd, "pipe", !blocking, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.close(); w.Close() })
+	return p, w
+}
+
+// testSink returns a pipe: a port that writes it, non-blocking, and the
+// test's end to read, in Go's poller.
+func testSink(t *testing.T) (*port, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := dupCloexec(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	p, err := newPort(fd, "pipe", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.close(); r.Close() })
+	return p, r
 }
 
 // A read waits until the deadline, and no longer, whether the descriptor
-// is in the poller or not; bytes already there come at once.
-func TestEndpointReadDeadline(t *testing.T) {
-	for _, polled := range []bool{true, false} {
-		t.Run(fmt.Sprintf("polled=%v", polled), func(t *testing.T) {
-			r, wr := testPipe(t, polled)
-			var held atomic.Bool
-			e := newEndpoint(r, &held)
-			if e.polled() != polled {
-				t.Fatalf("polled() = %v", e.polled())
+// is blocking or not, and whether it reads first or not; bytes already
+// there come at once; the end of the input is EOF, and a read of a closed
+// port fails with ErrClosed.
+func TestPortReadDeadline(t *testing.T) {
+	for _, blocking := range []bool{false, true} {
+		for _, first := range []bool{false, true} {
+			t.Run(fmt.Sprintf("blocking=%v,first=%v", blocking, first), func(t *testing.T) {
+				var held atomic.Bool
+				e, wr := testPipe(t, blocking, &held)
+				buf := make([]byte, 8)
+				if n, err := e.read(buf, time.Now().Add(time.Millisecond), first); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("read with nothing to read = %d, %v, want the deadline", n, err)
+				}
+				if held.Load() {
+					t.Error("held after a read that took nothing")
+				}
+				wr.Write([]byte("xy"))
+				n, err := e.read(buf, time.Now().Add(ptytest.Watchdog), first)
+				if err != nil || string(buf[:n]) != "xy" {
+					t.Fatalf("read = %q, %v, want \"xy\"", buf[:n], err)
+				}
+				if !held.Load() {
+					t.Error("bytes read but not held")
+				}
+				wr.Close()
+				if _, err := e.read(buf, time.Time{}, first); !errors.Is(err, io.EOF) {
+					t.Errorf("read at the end = %v, want EOF", err)
+				}
+				e.close()
+				if _, err := e.read(buf, time.Time{}, first); !errors.Is(err, os.ErrClosed) {
+					t.Errorf("read of a closed port = %v, want ErrClosed", err)
+				}
+			})
+		}
+	}
+}
+
+// Closing a port ends a read that waits, and a write that waits for
+// room, at once, with ErrClosed; the descriptor goes once they are out.
+func TestPortCloseEndsWaits(t *testing.T) {
+	for _, blocking := range []bool{false, true} {
+		t.Run(fmt.Sprintf("blocking=%v", blocking), func(t *testing.T) {
+			e, _ := testPipe(t, blocking, nil)
+			sink, _ := testSink(t)
+			ended := make(chan error, 2)
+			go func() { // Ends when the port is closed.
+				_, err := e.read(make([]byte, 8), time.Time{}, false)
+				ended <- err
+			}()
+			go func() { // Ends when the port is closed: nothing reads the pipe.
+				_, err := sink.Write(flood)
+				ended <- err
+			}()
+			time.Sleep(10 * time.Millisecond) // Not needed to pass: a wait begun after the close ends too.
+			e.close()
+			sink.close()
+			for range 2 {
+				select {
+				case err := <-ended:
+					if !errors.Is(err, os.ErrClosed) {
+						t.Errorf("a wait ended with %v, want ErrClosed", err)
+					}
+				case <-time.After(ptytest.Watchdog):
+					t.Fatal("watchdog: a wait did not end when its port was closed")
+				}
 			}
-			buf := make([]byte, 8)
-			if n, err := e.read(buf, time.Now().Add(time.Millisecond)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("read with nothing to read = %d, %v, want the deadline", n, err)
-			}
-			if held.Load() {
-				t.Error("held after a read that took nothing")
-			}
-			wr.Write([]byte("xy"))
-			n, err := e.read(buf, time.Now().Add(ptytest.Watchdog))
-			if err != nil || string(buf[:n]) != "xy" {
-				t.Fatalf("read = %q, %v, want \"xy\"", buf[:n], err)
-			}
-			if !held.Load() {
-				t.Error("bytes read but not held")
-			}
-			wr.Close()
-			if _, err := e.read(buf, time.Time{}); !errors.Is(err, io.EOF) {
-				t.Errorf("read at the end = %v, want EOF", err)
+			if n := e.refs.Load(); n != 0 {
+				t.Errorf("the closed port counts %d calls under way, want 0: its descriptor stays open", n)
 			}
 		})
 	}
 }
 
-// Reads, and the writes of the poller's files, allocate nothing.
-func TestEndpointAllocs(t *testing.T) {
-	r, wr := testPipe(t, true)
-	in := newEndpoint(r, nil)
-	if !in.polled() {
-		t.Skip("pipes are not in the poller here")
-	}
+// Reads and writes of ports allocate nothing.
+func TestPortAllocs(t *testing.T) {
+	in, wr := testPipe(t, false, nil)
+	out, rd := testSink(t)
 	buf, key := make([]byte, 8), []byte("k")
 	allocs := testing.AllocsPerRun(100, func() {
 		wr.Write(key)
-		in.read(buf, time.Time{})
+		in.read(buf, time.Now().Add(time.Second), false)
+		out.Write(key)
+		rd.Read(buf)
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per write and read, want 0", allocs)

@@ -29,7 +29,7 @@ var onOutput func([]byte)
 func (s *session) pumpOutput(done chan<- struct{}) {
 	defer guard()
 	defer close(done)
-	relay(s.out, s.outSrc, s.output, s.outputEnds)
+	relay(s.out, s.pty, s.output, s.outputEnds)
 }
 
 // outputEnds reports whether reading the PTY ends after err: always.
@@ -78,7 +78,7 @@ func (s *session) settleOutput() {
 	deadline := time.Now().Add(settleWait)
 	for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
 		quiet++
-		if outputQueued(s.master) || s.outFlight.Load() {
+		if outputQueued(s.pty) || s.outFlight.Load() {
 			quiet = 0
 		}
 		time.Sleep(time.Millisecond)
@@ -88,16 +88,13 @@ func (s *session) settleOutput() {
 // outputQueued reports whether the PTY holds output that the proxy has not
 // read: select(2) without waiting, which works on a terminal everywhere
 // (FIONREAD on the master side counts the other direction on macOS).
-func outputQueued(master *os.File) bool {
-	rc, err := master.SyscallConn()
-	if err != nil {
-		return false
-	}
+func outputQueued(master *port) bool {
 	n := 0
-	_ = rc.Control(func(fd uintptr) { // Best effort.
+	_ = master.control(func(fd int) error { // Best effort.
 		var fds unix.FdSet
-		fds.Set(int(fd))
-		n, _ = unix.Select(int(fd)+1, &fds, nil, nil, &unix.Timeval{})
+		fds.Set(fd)
+		n, _ = unix.Select(fd+1, &fds, nil, nil, &unix.Timeval{})
+		return nil
 	})
 	return n > 0
 }
@@ -107,11 +104,11 @@ func outputQueued(master *os.File) bool {
 // ignores SIGTTIN (see ignoreTTIN); the pump then waits to be in the
 // foreground again, woken by the SIGCONT of fg or by a periodic look. A
 // command stopped by Ctrl-Z stays stopped meanwhile (see resumed). It
-// ends with the input, or when the session closes its own descriptor of
-// the terminal (see terminal).
+// ends with the input, or when the session closes the terminal's port
+// (see closeTerminal).
 func (s *session) pumpInput() {
 	defer guard()
-	relay(s.in, s.inSrc, s.in.feed, s.inputEnds)
+	relay(s.in, s.tin, s.in.feed, s.inputEnds)
 }
 
 // inputEnds reports whether reading the terminal ends after err, and

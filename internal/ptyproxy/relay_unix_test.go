@@ -20,20 +20,21 @@ import (
 // writes to typed comes out of toCommand, what it writes to printed comes
 // out of shown.
 type relayRig struct {
-	typed, printed   *os.File // the test writes these
-	toCommand, shown *os.File // the test reads these
-	in, out          *endpoint
+	typed, printed   *os.File   // the test writes these
+	toCommand, shown *os.File   // the test reads these
+	in, out          *port      // what the directions read
+	inW, outW        *port      // what they write
 	inDone, outDone  chan error // each direction's last error, once it has ended
 }
 
 func newRelayRig(t *testing.T, input Filter) *relayRig {
 	t.Helper()
-	inR, typed := testPipe(t, true)
-	toCommand, inW := testPipe(t, true)
-	outR, printed := testPipe(t, true)
-	shown, outW := testPipe(t, true)
+	inR, typed := testPipe(t, false, nil)
+	inW, toCommand := testSink(t)
+	outR, printed := testPipe(t, false, nil)
+	outW, shown := testSink(t)
 	r := &relayRig{typed: typed, printed: printed, toCommand: toCommand, shown: shown,
-		in: newEndpoint(inR, nil), out: newEndpoint(outR, nil),
+		in: inR, out: outR, inW: inW, outW: outW,
 		inDone: make(chan error, 1), outDone: make(chan error, 1)}
 	in, out := newPump("input", input, inW, t.Logf), newPump("output", nil, outW, t.Logf)
 	go relay(in, r.in, in.feed, func(err error) bool { r.inDone <- err; return true })     // Ends with its pipe.
@@ -82,7 +83,7 @@ func TestRelayCopiesBothWays(t *testing.T) {
 func TestRelayTerminalThatStopsReading(t *testing.T) {
 	r := newRelayRig(t, nil)
 	go r.printed.Write(flood) // Ends once the test reads shown.
-	awaitTrue(t, "the output waiting to write", func() bool { return queuedIn(t, r.shown) > 0 && queuedIn(t, r.out.f) > 0 })
+	awaitTrue(t, "the output waiting to write", func() bool { return queuedIn(t, r.shown) > 0 && queuedInPort(t, r.out) > 0 })
 	r.typed.Write([]byte("typed"))
 	if got := readN(t, r.toCommand, 5); string(got) != "typed" {
 		t.Fatalf("input while the output waits: %q", got)
@@ -100,7 +101,7 @@ func TestRelayCommandThatNeverReads(t *testing.T) {
 	r := newRelayRig(t, &holdEsc{hold: time.Hour})
 	upper := bytes.ToUpper(flood)
 	go r.typed.Write(flood) // Ends once the test reads toCommand.
-	awaitTrue(t, "the input waiting to write", func() bool { return queuedIn(t, r.toCommand) > 0 && queuedIn(t, r.in.f) > 0 })
+	awaitTrue(t, "the input waiting to write", func() bool { return queuedIn(t, r.toCommand) > 0 && queuedInPort(t, r.in) > 0 })
 	r.printed.Write([]byte("printed"))
 	if got := readN(t, r.shown, 7); string(got) != "printed" {
 		t.Fatalf("output while the input waits: %q", got)
@@ -154,7 +155,7 @@ func TestRelaySourceClosedElsewhere(t *testing.T) {
 	r := newRelayRig(t, nil)
 	r.printed.Write([]byte("x"))
 	readN(t, r.shown, 1)
-	r.out.f.Close()
+	r.out.close()
 	select {
 	case err := <-r.outDone:
 		if !errors.Is(err, os.ErrClosed) {
@@ -193,13 +194,13 @@ func TestRelayOutputEnds(t *testing.T) {
 
 // A keystroke through the relay's read and the pump allocates nothing.
 func TestRelayKeystrokeAllocs(t *testing.T) {
-	inR, typed := testPipe(t, true)
-	toCommand, inW := testPipe(t, true)
-	e, p := newEndpoint(inR, nil), newPump("input", identity{}, inW, nil)
+	e, typed := testPipe(t, false, nil)
+	inW, toCommand := testSink(t)
+	p := newPump("input", identity{}, inW, nil)
 	buf, key := make([]byte, ioBufSize), []byte("k")
 	allocs := testing.AllocsPerRun(100, func() {
 		typed.Write(key)
-		n, _ := e.read(buf, time.Time{})
+		n, _ := e.read(buf, time.Time{}, false)
 		p.feed(buf[:n])
 		toCommand.Read(buf)
 	})
@@ -225,6 +226,16 @@ func queuedIn(t *testing.T, f *os.File) int {
 	return n
 }
 
+// queuedInPort is how many bytes the pipe that the port p reads holds.
+func queuedInPort(t *testing.T, p *port) int {
+	t.Helper()
+	n := 0
+	if err := p.control(func(fd int) (err error) { n, err = unix.IoctlGetInt(fd, ioctlInputQueued); return err }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // awaitTrue waits until cond holds, or fails at the watchdog.
 func awaitTrue(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -234,5 +245,31 @@ func awaitTrue(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("watchdog: waiting for %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A read waits for the filter's deadline, or for as long as it takes;
+// for hotFor after bytes last came, for at most hotWait, and says so.
+func TestRelayWaitUntil(t *testing.T) {
+	now := time.Unix(1000, 0)
+	soon, late := now.Add(2*time.Millisecond), now.Add(time.Hour)
+	for _, c := range []struct {
+		name       string
+		due, moved time.Time
+		wait       time.Time
+		hot        bool
+	}{
+		{"nothing came yet, no deadline", time.Time{}, time.Time{}, time.Time{}, false},
+		{"nothing came yet, a deadline", soon, time.Time{}, soon, false},
+		{"bytes just came, no deadline", time.Time{}, now, now.Add(hotWait), true},
+		{"bytes just came, a deadline sooner", soon, now, soon, false},
+		{"bytes just came, a deadline later", late, now, now.Add(hotWait), true},
+		{"bytes came a while ago", time.Time{}, now.Add(-hotFor), time.Time{}, false},
+		{"bytes came a while ago, a deadline", late, now.Add(-hotFor), late, false},
+	} {
+		wait, hot := waitUntil(now, c.due, c.moved)
+		if !wait.Equal(c.wait) || hot != c.hot {
+			t.Errorf("%s: waitUntil = %v, %v; want %v, %v", c.name, wait, hot, c.wait, c.hot)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package ptyproxy
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -14,24 +15,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// shimReportFd is the descriptor on which the session process reports the
-// command's pid to pbwrap.
-const shimReportFd = 3
+// The descriptors on which the session process reads the command from
+// pbwrap (see encodeCommand), and reports the command's pid to it.
+const (
+	shimCommandFd = 3
+	shimReportFd  = 4
+)
 
 // RunShim is the session process. It leads the PTY's session, as a login
-// shell does, and starts the command (args: path, then argv) in a process
-// group of its own, in the foreground of the PTY. Because its parent is in
+// shell does, reads the command from pbwrap (see Start), and starts it in
+// a process group of its own, in the foreground of the PTY. Because its parent is in
 // the same session, that group is not orphaned, so the kernel honours
 // Ctrl-Z and other stop signals for it. When the command stops, the session
 // process stops itself with SIGSTOP, which pbwrap sees; pbwrap continues
 // the command and then the session process. It returns the command's exit
 // status, 128+N when the command died of signal N.
-func RunShim(args []string) int {
+func RunShim() int {
 	report := os.NewFile(shimReportFd, "report")
-	if len(args) < 2 {
-		fmt.Fprintln(os.Stderr, "pbwrap: session process: missing command")
-		return 2
-	}
 	// pbwrap sends the signals it forwards to the command's process group
 	// itself; the session process only has to outlive the command to
 	// report its status. Catching the signals, rather than ignoring them,
@@ -41,10 +41,18 @@ func RunShim(args []string) int {
 	hangups := make(chan os.Signal, 1)
 	signal.Notify(hangups, syscall.SIGHUP)
 
-	pid, err := startForeground(args[0], args[1:])
+	path, argv, env, err := readCommand(os.NewFile(shimCommandFd, "command"))
+	switch {
+	case errors.Is(err, errNoCommand):
+		return 0 // pbwrap did not run a command after all.
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "pbwrap: session process: %v\r\n", err)
+		return 2
+	}
+	pid, err := startForeground(path, argv, env)
 	if err != nil {
 		_ = report.Close() // Best effort: pbwrap reads no pid.
-		return startFailed(args[1], err)
+		return startFailed(argv[0], err)
 	}
 	fmt.Fprintf(report, "%d\n", pid)
 	_ = report.Close()      // Best effort.
@@ -52,10 +60,23 @@ func RunShim(args []string) int {
 	return superviseShim(pid)
 }
 
+// readCommand reads the command that pbwrap sends on f, to its end.
+func readCommand(f *os.File) (path string, argv, env []string, err error) {
+	b, err := io.ReadAll(io.LimitReader(f, maxCommand+1))
+	_ = f.Close() // Read to its end, or failed.
+	switch {
+	case err != nil:
+		return "", nil, nil, fmt.Errorf("read the command: %w", err)
+	case len(b) > maxCommand:
+		return "", nil, nil, fmt.Errorf("read the command: more than %d bytes", maxCommand)
+	}
+	return decodeCommand(b)
+}
+
 // startForeground starts the command in a process group of its own, in
 // the foreground of the terminal on standard input, and returns its pid.
-func startForeground(path string, argv []string) (int, error) {
-	return spawn(path, argv, nil, []*os.File{os.Stdin, os.Stdout, os.Stderr},
+func startForeground(path string, argv, env []string) (int, error) {
+	return spawn(path, argv, env, []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		&syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0})
 }
 

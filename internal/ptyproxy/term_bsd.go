@@ -3,11 +3,9 @@
 package ptyproxy
 
 // terminalPath opens the controlling terminal anew: a file description of
-// pbwrap's own (see the Linux version). Where the poller does not take it
-// the proxy reads and writes standard input and output instead, blocking,
-// with select(2) for deadlines. On macOS that is always so: XNU's /dev/tty
-// (device 2,0) does not support kqueue, so Go cannot register it and
-// SetReadDeadline fails; the PTY's master side is in the poller there too.
+// pbwrap's own (see the Linux version), which the relay waits for with
+// select(2): XNU's /dev/tty (device 2,0) supports select, but neither
+// kqueue nor poll(2), and FreeBSD's takes all three.
 const terminalPath = "/dev/tty"
 
 // isPTYMaster is false here: /dev/tty is the controlling terminal, never a

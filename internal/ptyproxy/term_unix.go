@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -119,13 +118,18 @@ func (s *session) syncSize(force bool) {
 		s.cfg.Logf("get terminal size: %v", err)
 		return
 	}
-	if err := ptyio.SetSize(s.master, ws); err != nil {
+	if err := s.pty.control(func(fd int) error { return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, ws) }); err != nil {
 		s.cfg.Logf("set pty size: %v", err)
 	}
 	if !force {
 		return
 	}
-	if pgrp, err := ptyio.ForegroundGroup(s.master); err == nil && pgrp > 0 {
+	pgrp := 0
+	err = s.pty.control(func(fd int) (err error) {
+		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	})
+	if err == nil && pgrp > 0 {
 		_ = unix.Kill(-pgrp, unix.SIGWINCH) // Best effort.
 	}
 }

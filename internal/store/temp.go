@@ -25,10 +25,66 @@ type Temp struct {
 	fi   fs.FileInfo // the file's when created: CommitPaste checks that the name it links is this file
 
 	mu      sync.Mutex
-	f       *os.File // nil once closed
-	written int64    // bytes in the file
-	pending []byte   // bytes taken by Write, not yet in the file (see tempBufSize)
-	done    bool     // committed or discarded: the temp name is gone
+	f       *os.File   // nil once closed
+	written int64      // bytes in the file
+	pending []byte     // bytes taken by Write, not yet in the file (see tempBufSize)
+	done    bool       // committed or discarded: the temp name is gone
+	behind  chan int64 // to the writer behind: how far the file is written (see WriteBehind)
+	started int64      // the bytes of the file passed to the writer behind
+}
+
+// writeBehindStep is how much a Temp that writes behind gathers in the
+// file before it starts writing it to disk.
+const writeBehindStep = 1 << 20
+
+// WriteBehind makes the file go to disk as it grows, a megabyte at a
+// time (fsutil.WriteBehind), for the file that will be committed, whose
+// sync in CommitPaste, before its reference is typed, then has little left
+// to write (the sync of a 64 MiB paste took 75 to 155 ms, with write-behind
+// 15 to 20, doc/performance.md). A goroutine of the Temp's starts the
+// writing, so that a disk that is slow to take it does not hold up
+// Write, which the paste's reader calls. It changes nothing of what is
+// durable when: only CommitPaste's sync makes the file so.
+func (t *Temp) WriteBehind() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.behind != nil || t.f == nil {
+		return
+	}
+	t.behind = make(chan int64, 1)
+	go writeBehind(t.f, t.behind) // Ends when the Temp is closed or discarded.
+}
+
+// writeBehind starts writing f up to each offset it is given, until the
+// channel is closed.
+func writeBehind(f *os.File, upTo <-chan int64) {
+	var done int64
+	for end := range upTo {
+		fsutil.WriteBehind(f, done, end-done)
+		done = end
+	}
+}
+
+// wroteLocked tells the writer behind, once the file holds another step,
+// how far it is written; if the writer is still busy with the last step,
+// the next tells it.
+func (t *Temp) wroteLocked() {
+	if t.behind == nil || t.written-t.started < writeBehindStep {
+		return
+	}
+	select {
+	case t.behind <- t.written:
+		t.started = t.written
+	default:
+	}
+}
+
+// stopBehindLocked ends the writer behind.
+func (t *Temp) stopBehindLocked() {
+	if t.behind != nil {
+		close(t.behind)
+		t.behind = nil
+	}
 }
 
 // tempBufSize is how much Write gathers before it writes the file: a
@@ -61,6 +117,7 @@ func (t *Temp) Write(p []byte) (int, error) {
 	}
 	n, err := t.f.Write(p)
 	t.written += int64(n)
+	t.wroteLocked()
 	return n, err
 }
 
@@ -73,6 +130,7 @@ func (t *Temp) flushLocked() error {
 	n, err := t.f.Write(t.pending)
 	t.written += int64(n)
 	t.pending = t.pending[:copy(t.pending, t.pending[n:])]
+	t.wroteLocked()
 	return err
 }
 
@@ -159,6 +217,7 @@ func (t *Temp) discardLocked() error {
 		return nil
 	}
 	t.done = true
+	t.stopBehindLocked()
 	if t.f != nil {
 		_ = t.f.Close() // Best effort: the file is going.
 		t.f = nil
@@ -181,6 +240,7 @@ func (t *Temp) closeLocked() error {
 		return err
 	}
 	t.pending = nil
+	t.stopBehindLocked()
 	if err := fsutil.SyncFile(t.f); err != nil {
 		return err
 	}

@@ -72,3 +72,44 @@ func wantRead(t *testing.T, tmp *Temp, want []byte) {
 		t.Fatalf("Open read %d bytes, want the %d written", len(got), len(want))
 	}
 }
+
+// A Temp that writes behind passes its file to the writer behind as it
+// grows (the first step at the latest: a later one may find the writer
+// busy, and pass on with the next), one that does not never does, and
+// both commit the same text.
+func TestTempWriteBehind(t *testing.T) {
+	for _, behind := range []bool{false, true} {
+		s := newSession(t, newRoot(t))
+		tmp, err := s.CreateTemp()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if behind {
+			tmp.WriteBehind()
+		}
+		chunk := bytes.Repeat([]byte("0123456789abcdef"), 256) // 4 KiB, as a terminal's read
+		var want bytes.Buffer
+		for range 3 * writeBehindStep / len(chunk) {
+			if _, err := tmp.Write(chunk); err != nil {
+				t.Fatal(err)
+			}
+			want.Write(chunk)
+		}
+		tmp.mu.Lock()
+		started := tmp.started
+		tmp.mu.Unlock()
+		switch {
+		case behind && started < writeBehindStep:
+			t.Errorf("writing behind: passed %d bytes of %d to the writer behind", started, want.Len())
+		case !behind && started != 0:
+			t.Errorf("not writing behind: passed %d bytes to a writer behind", started)
+		}
+		_, path, _, err := s.CommitPaste(tmp, sum(want.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("behind=%v: the committed file holds %d bytes (%v), want the %d written", behind, len(got), err, want.Len())
+		}
+	}
+}

@@ -44,8 +44,10 @@ const silentSuffix = "-silent"
 // default settings, in a terminal that answers no question.
 func silentVariants(pbwrap, other string) []variant {
 	vs := []variant{{"pbwrap" + silentSuffix, func(child []string) []string { return append([]string{pbwrap, "--"}, child...) }, ""}}
-	if other != "" {
-		vs = append(vs, variant{"pbwrap2" + silentSuffix, func(child []string) []string { return append([]string{other, "--"}, child...) }, ""})
+	for i, o := range strings.Split(other, ",") {
+		if o != "" {
+			vs = append(vs, variant{fmt.Sprintf("pbwrap%d", i+2) + silentSuffix, func(child []string) []string { return append([]string{o, "--"}, child...) }, ""})
+		}
 	}
 	return vs
 }
@@ -200,11 +202,13 @@ func measureFrontEnds(self, pbwrap, other string, m measures) error {
 		name string
 		argv []string
 	}{{"direct", nil}, {"pbwrap", []string{pbwrap, "--"}}}
-	if other != "" {
-		wrappers = append(wrappers, struct {
-			name string
-			argv []string
-		}{"pbwrap2", []string{other, "--"}})
+	for i, o := range strings.Split(other, ",") {
+		if o != "" {
+			wrappers = append(wrappers, struct {
+				name string
+				argv []string
+			}{fmt.Sprintf("pbwrap%d", i+2), []string{o, "--"}})
+		}
 	}
 	var ss []*stampSession
 	defer func() {
