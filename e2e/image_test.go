@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
 )
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -82,9 +83,9 @@ func runClean(c *command, std *streams, cfg *config, args []string) error {
 		return err
 	}
 	for _, r := range roots[1:] {
-		fmt.Fprintf(std.out, "under the earlier root %s, which pbwrap list and show read too:\n", printable(r))
+		fmt.Fprintf(std.out, "under the earlier root %s, which pbwrap list and show read too:\n", printable.Quote(r))
 		if err := cleanRoot(std, answers, cfg, r, ttl, all, dryRun, ask); err != nil {
-			fmt.Fprintf(std.err, "pbwrap: left the earlier root alone: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(std.err, "pbwrap: left the earlier root alone: %s\n", printable.Inline(err.Error()))
 		}
 	}
 	return nil
@@ -136,7 +137,7 @@ func confirmClean(root string, ttl time.Duration, r io.Reader, w io.Writer) (map
 	}
 	now := time.Now()
 	for _, s := range report.Removed {
-		fmt.Fprintf(w, "session %s: %s, %s, idle %s\n", printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+		fmt.Fprintf(w, "session %s: %s, %s, idle %s\n", printable.Quote(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
 	}
 	fmt.Fprintf(w, "remove %s (%s), which no pbwrap runs? [y/N] ", plural(len(report.Removed), "session"), humanBytes(report.Bytes))
 	answer, _ := bufio.NewReader(r).ReadString('\n') // An error is no answer: no.
@@ -160,13 +161,13 @@ func printCleanReport(std *streams, report *store.CleanReport, root string, dryR
 	}
 	now := time.Now()
 	for _, s := range report.Removed {
-		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s\n", verb, printable.Quote(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
 	}
 	for _, s := range report.Trimmed {
-		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s, to keep under --max-store\n", verb, printable(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
+		fmt.Fprintf(std.out, "%s session %s: %s, %s, idle %s, to keep under --max-store\n", verb, printable.Quote(s.ID), pasteCount(s), humanBytes(s.Bytes), age(now, s.ModTime))
 	}
 	for _, s := range report.Live {
-		fmt.Fprintf(std.out, "kept session %s: still running, idle %s\n", printable(s.ID), age(now, s.ModTime))
+		fmt.Fprintf(std.out, "kept session %s: still running, idle %s\n", printable.Quote(s.ID), age(now, s.ModTime))
 	}
 	if report.Temps > 0 {
 		fmt.Fprintf(std.out, "%s %s that a crash left in ended sessions\n", verb, plural(report.Temps, "temp file"))
@@ -175,11 +176,11 @@ func printCleanReport(std *streams, report *store.CleanReport, root string, dryR
 		fmt.Fprintf(std.out, "%s %s of the counters that a crash left in the root\n", verb, plural(report.RootTemps, "temp file"))
 	}
 	for _, why := range report.Skipped {
-		fmt.Fprintf(std.err, "pbwrap: left alone: %s\n", printable(why))
+		fmt.Fprintf(std.err, "pbwrap: left alone: %s\n", printable.Quote(why))
 	}
 	switch n := len(report.Removed) + len(report.Trimmed); {
 	case n == 0 && report.Temps == 0 && report.RootTemps == 0:
-		fmt.Fprintf(std.out, "nothing to remove under %s\n", printable(root))
+		fmt.Fprintf(std.out, "nothing to remove under %s\n", printable.Quote(root))
 	case n == 0:
 		fmt.Fprintf(std.out, "%s %s\n", freed, humanBytes(report.Bytes))
 	default:

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/frontend"
 	"github.com/pbwrap/pbwrap/internal/pastecheck"
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
@@ -54,101 +54,83 @@ const lowSpace = 64 << 20
 // support DECRQM answer at once; many never answer.
 const decrqmTimeout = 500 * time.Millisecond
 
-// doctor collects the report and the problems.
-type doctor struct {
-	out      io.Writer // where the report goes
-	problems []string
-}
-
-func (d *doctor) problem(what, fix string) {
-	d.problems = append(d.problems, fmt.Sprintf("%s\n    fix: %s", what, fix))
-}
-
 func runDoctor(c *command, std *streams, cfg *config, args []string) error {
 	fs := c.flags(cfg)
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
-	d := doctor{out: std.out}
 	if switchOn(fs, "paste") {
-		d.checkPaste(cfg)
-		return d.finish()
+		return report(std.out, checkPaste(cfg))
 	}
-	root := d.checkRoot(cfg)
-	d.checkTerminal(cfg)
-	d.showConfig(cfg)
-	d.checkAgents(cfg, root)
-	return d.finish()
+	root, found := checkRoot(cfg)
+	found = append(found, checkTerminal(cfg)...)
+	found = append(found, showConfig(cfg)...)
+	found = append(found, checkAgents(cfg, root)...)
+	return report(std.out, found)
 }
 
-// finish says that all is well, or lists each problem with its fix and
-// ends with exit status 1.
-func (d *doctor) finish() error {
-	if len(d.problems) == 0 {
-		fmt.Fprintln(d.out, "\nall is well")
-		return nil
-	}
-	fmt.Fprintf(d.out, "\n%d problem(s):\n", len(d.problems))
-	for _, p := range d.problems {
-		fmt.Fprintf(d.out, "  - %s\n", p)
-	}
-	return quietExit(1)
-}
-
-func (d *doctor) checkRoot(cfg *config) string {
+// checkRoot checks the root and each of its rules, saving there, and
+// says what it holds; it returns the root resolved, or "" when it cannot
+// be used.
+func checkRoot(cfg *config) (string, findings) {
+	var r findings
 	s := cfg.find("root")
 	if s.err != nil {
-		fmt.Fprintf(d.out, "root: %s (from %s)\n  FAIL  %v\n", printable(s.value), s.from, printableError(s.err))
-		d.problem(fmt.Sprintf("root: %v", printableError(s.err)), "set "+s.origin()+" to an absolute path, a directory of yours")
-		return ""
+		r.fact(0, "root: %s (from %s)", printable.Quote(s.value), s.from)
+		r.fail(1, printable.Error(s.err).Error(),
+			fmt.Sprintf("root: %v", printable.Error(s.err)), "set "+s.origin()+" to an absolute path, a directory of yours")
+		return "", r
 	}
 	root, err := store.ResolveRoot(cfg.root)
 	if err != nil {
-		fmt.Fprintf(d.out, "root: %s (%s)\n  FAIL  %v\n", printable(cfg.root), s.from, printableError(err))
-		d.problem(fmt.Sprintf("root %s cannot be used: %v", printable(cfg.root), printableError(err)), "set --root or PBWRAP_ROOT to a directory of yours")
-		return ""
+		r.fact(0, "root: %s (%s)", printable.Quote(cfg.root), s.from)
+		r.fail(1, printable.Error(err).Error(),
+			fmt.Sprintf("root %s cannot be used: %v", printable.Quote(cfg.root), printable.Error(err)), "set --root or PBWRAP_ROOT to a directory of yours")
+		return "", r
 	}
 	// The root, and what the checks say of it (paths below it), are
 	// printed escaped: it comes from the environment or the config file.
-	fmt.Fprintf(d.out, "root: %s (from %s)\n", printable(root), s.from)
+	r.fact(0, "root: %s (from %s)", printable.Quote(root), s.from)
 	rootOK := true
 	for _, ch := range store.CheckRoot(root) {
-		mark := "ok  "
-		if !ch.OK {
-			mark, rootOK = "FAIL", false
-			d.problem(fmt.Sprintf("root %s: %s: %s", printable(root), ch.Name, printable(ch.Detail)), printable(ch.Fix))
-		}
-		line := fmt.Sprintf("  %s  %s", mark, ch.Name)
+		line := ch.Name
 		if ch.Detail != "" {
-			line += ": " + printable(ch.Detail)
+			line += ": " + printable.Quote(ch.Detail)
 		}
-		fmt.Fprintln(d.out, line)
+		if ch.OK {
+			r.ok(1, line)
+			continue
+		}
+		rootOK = false
+		r.fail(1, line, fmt.Sprintf("root %s: %s: %s", printable.Quote(root), ch.Name, printable.Quote(ch.Detail)), printable.Quote(ch.Fix))
 	}
-	d.checkSaving(cfg, root, rootOK)
-	d.showStore(cfg, root)
-	return root
+	r = append(r, checkSaving(cfg, root, rootOK)...)
+	r = append(r, showStore(cfg, root)...)
+	return root, r
 }
 
 // showStore says what the sessions under root hold against the cap, and
 // how long they are kept; and, while the root is the default, what the
 // earlier default root still holds (see earlierRoot).
-func (d *doctor) showStore(cfg *config, root string) {
+func showStore(cfg *config, root string) findings {
+	var r findings
 	limit := "no cap"
 	if cfg.maxStore > 0 {
 		limit = "cap " + humanBytes(cfg.maxStore)
 	}
 	keep := fmt.Sprintf("kept %s after they end (--ttl)", days(cfg.ttl))
 	if n, size, err := sessionsSize(root); err == nil {
-		fmt.Fprintf(d.out, "  size: %s in %s, %s (--max-store); %s\n", humanBytes(size), plural(n, "session"), limit, keep)
+		r.fact(1, "size: %s in %s, %s (--max-store); %s", humanBytes(size), plural(n, "session"), limit, keep)
 	} else {
-		fmt.Fprintf(d.out, "  size: %v; %s (--max-store); %s\n", printableError(err), limit, keep)
+		r.fact(1, "size: %v; %s (--max-store); %s", printable.Error(err), limit, keep)
 	}
 	if old := earlierRoot(cfg, root); old != "" {
 		if n, size, err := sessionsSize(old); err == nil && n > 0 {
-			fmt.Fprintf(d.out, "  earlier root: %s: %s in %s, listed by pbwrap list and show until they expire\n",
-				printable(old), humanBytes(size), plural(n, "session"))
+			r.fact(1, "earlier root: %s: %s in %s, listed by pbwrap list and show until they expire",
+				printable.Quote(old), humanBytes(size), plural(n, "session"))
 		}
 	}
+	return r
 }
 
 // sessionsSize returns how many sessions root holds and their size.
@@ -160,50 +142,54 @@ func sessionsSize(root string) (n int, size int64, err error) {
 	return len(sessions), size, err
 }
 
-func (d *doctor) checkTerminal(cfg *config) {
-	fmt.Fprintln(d.out, "\nterminal:")
+// checkTerminal says what terminal pbwrap runs in, what relays the keys,
+// and what the terminal answers about bracketed paste and kitty's paste
+// events, then what that means for unmarked pastes and image paste.
+func checkTerminal(cfg *config) findings {
+	var r findings
+	r.fact(0, "terminal:")
 	termName := os.Getenv("TERM")
 	if termName == "" {
 		termName = "(not set)"
 	}
-	fmt.Fprintf(d.out, "  TERM=%s\n", printable(termName))
+	r.fact(1, "TERM=%s", printable.Quote(termName))
 	sys := frontend.Local()
 	front := frontend.Detect(sys)
 	ancestors := frontend.Names(sys.Ancestors)
-	fmt.Fprintf(d.out, "  front end: %s\n", printable(frontEndLine(front)))
+	r.fact(1, "front end: %s", printable.Quote(frontEndLine(front)))
 	state, clip, err := ptyio.QueryTerminal(decrqmTimeout)
-	defer func() { d.checkImagePaste(cfg, ancestors, clip, err) }()
-	defer func() { d.checkUnmarked(cfg, front, state, err) }()
 	switch {
 	case err != nil:
-		fmt.Fprintf(d.out, "  bracketed paste: not asked (%v)\n", printableError(err))
+		r.fact(1, "bracketed paste: not asked (%v)", printable.Error(err))
 	case state == "":
-		fmt.Fprintln(d.out, "  bracketed paste: the terminal did not answer DECRQM (many terminals, and tmux, never do);")
-		fmt.Fprintln(d.out, "    if pastes never turn into references, see the README's troubleshooting table")
+		r.fact(1, "bracketed paste: the terminal did not answer DECRQM (many terminals, and tmux, never do);")
+		r.fact(2, "if pastes never turn into references, see the README's troubleshooting table")
 	case state == "0" || state == "4":
-		fmt.Fprintf(d.out, "  bracketed paste: NOT SUPPORTED (DECRQM answered %s)\n", state)
-		d.problem("the terminal does not support bracketed paste (mode 2004), so pbwrap cannot tell a paste from typing",
-			"use a terminal that supports it (most do: xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal)")
+		r = append(r, finding{depth: 1, line: fmt.Sprintf("bracketed paste: NOT SUPPORTED (DECRQM answered %s)", state),
+			problem: "the terminal does not support bracketed paste (mode 2004), so pbwrap cannot tell a paste from typing",
+			fix:     "use a terminal that supports it (most do: xterm, iTerm2, kitty, WezTerm, Alacritty, GNOME Terminal, Windows Terminal)"})
 	default:
-		fmt.Fprintf(d.out, "  bracketed paste: supported (DECRQM answered %s)\n", state)
+		r.fact(1, "bracketed paste: supported (DECRQM answered %s)", state)
 	}
+	r = append(r, checkUnmarked(cfg, front, state, err)...)
+	return append(r, checkImagePaste(cfg, ancestors, clip, err))
 }
 
 // checkUnmarked says what the wrapper does with pastes that come unmarked
 // here, by the rule the wrapper follows (capture.Looks), and what the
 // front end does to pastes by itself.
-func (d *doctor) checkUnmarked(cfg *config, front frontend.FrontEnd, state string, err error) {
+func checkUnmarked(cfg *config, front frontend.FrontEnd, state string, err error) findings {
 	line := unmarkedLine(cfg.burst, front, doctorAnswer(state, err))
 	marks, _ := capture.Looks(cfg.burst, front.Marks, capture.AnswerMarks)
 	silent, _ := capture.Looks(cfg.burst, front.Marks, capture.AnswerSilent)
 	if err != nil && marks != silent { // The answer would decide, and there is none.
 		line = "not known: it depends on the terminal's answer, and the terminal could not be asked"
 	}
-	fmt.Fprintf(d.out, "  unmarked input: %s\n", line)
+	r := findings{{depth: 1, line: "unmarked input: " + line}}
 	if front.Drops {
-		fmt.Fprintf(d.out, "  FAIL  %s\n", frontend.DropsNote)
-		d.problem(frontend.DropsNote, "paste through GNU screen 5 or tmux, which pass pastes on whole and marked, or outside screen")
+		r.fail(1, frontend.DropsNote, frontend.DropsNote, "paste through GNU screen 5 or tmux, which pass pastes on whole and marked, or outside screen")
 	}
+	return r
 }
 
 // checkImagePaste says whether image paste would work here, and if not
@@ -211,9 +197,9 @@ func (d *doctor) checkUnmarked(cfg *config, front frontend.FrontEnd, state strin
 // terminal's DECRQM answer for mode 5522 (clip, "" for none; err when the
 // terminal could not be asked). It is no problem when it would not: the
 // terminal's own paste still works.
-func (d *doctor) checkImagePaste(cfg *config, ancestors []string, clip string, err error) {
+func checkImagePaste(cfg *config, ancestors []string, clip string, err error) finding {
 	mode, why := imagePasteFor(cfg.imagePaste, os.Getenv, ancestors)
-	fmt.Fprintf(d.out, "  image paste: %s\n", imagePasteVerdict(mode, why, clip, err))
+	return finding{depth: 1, line: "image paste: " + imagePasteVerdict(mode, why, clip, err)}
 }
 
 // imagePasteVerdict is checkImagePaste's line.
@@ -223,7 +209,7 @@ func imagePasteVerdict(mode capture.ImageMode, why, clip string, err error) stri
 	case mode == capture.ImageOff:
 		return "off: " + why + otherwise
 	case err != nil:
-		return fmt.Sprintf("not known: the terminal could not be asked (%v)", printableError(err))
+		return fmt.Sprintf("not known: the terminal could not be asked (%v)", printable.Error(err))
 	case clip == "1" || clip == "2":
 		return "works: " + why + ", and the terminal has kitty's paste events (DECRQM 5522 answered " + clip + ")"
 	case mode == capture.ImageOn:
@@ -237,36 +223,41 @@ func clipAnswer(clip string) string {
 	if clip == "" {
 		return "did not answer DECRQM for mode 5522, so it has no paste events"
 	}
-	return "has no paste events (DECRQM 5522 answered " + printable(clip) + ")"
+	return "has no paste events (DECRQM 5522 answered " + printable.Quote(clip) + ")"
 }
 
-func (d *doctor) showConfig(cfg *config) {
-	fmt.Fprintln(d.out, "\nconfiguration (flag > environment > config file > default):")
-	d.checkConfigFile(cfg)
+// showConfig says where each setting's value comes from, and checks the
+// config file, each value and the environment's PBWRAP_ variables.
+func showConfig(cfg *config) findings {
+	var r findings
+	r.fact(0, "configuration (flag > environment > config file > default):")
+	r = append(r, checkConfigFile(cfg)...)
 	// Values, where they come from and why they are bad are printed
 	// escaped: they come from the config file, the environment and the
 	// command line, and a control character would reach the terminal.
 	for _, s := range cfg.settings {
-		value := printable(s.value)
+		value := printable.Quote(s.value)
 		if value == "" {
 			value = `""`
 		}
-		fmt.Fprintf(d.out, "  --%-20s %-32s %s\n", s.flag, value, printable(s.source()))
-		if s.err != nil {
-			fmt.Fprintf(d.out, "    FAIL  %v; using the default, %s\n", printableError(s.err), printable(s.shownDefault()))
-		}
-		if s.err != nil && s.flag != "root" { // checkRoot has the root's.
-			d.problem(fmt.Sprintf("bad setting: %v", printableError(s.err)), "correct or remove "+printable(s.origin()))
+		r.fact(1, "--%-20s %-32s %s", s.flag, value, printable.Quote(s.source()))
+		switch {
+		case s.err != nil && s.flag == "root": // checkRoot has the root's problem.
+			r.mark(2, failed, fmt.Sprintf("%v; using the default, %s", printable.Error(s.err), printable.Quote(s.shownDefault())))
+		case s.err != nil:
+			r.fail(2, fmt.Sprintf("%v; using the default, %s", printable.Error(s.err), printable.Quote(s.shownDefault())),
+				fmt.Sprintf("bad setting: %v", printable.Error(s.err)), "correct or remove "+printable.Quote(s.origin()))
 		}
 	}
-	d.checkVariables(cfg)
+	r = append(r, checkVariables(cfg)...)
 	if cfg.off {
-		d.problem("pbwrap is off (--off or PBWRAP_OFF): it runs commands unwrapped and saves nothing",
+		r.problem("pbwrap is off (--off or PBWRAP_OFF): it runs commands unwrapped and saves nothing",
 			"unset PBWRAP_OFF, or drop --off")
 	}
 	if os.Getenv("PBWRAP_SESSION") != "" {
-		fmt.Fprintln(d.out, "  (running inside pbwrap: PBWRAP_SESSION is set, so a nested pbwrap steps aside)")
+		r.fact(1, "(running inside pbwrap: PBWRAP_SESSION is set, so a nested pbwrap steps aside)")
 	}
+	return r
 }
 
 // source says where the setting's value came from, as doctor's column
@@ -303,34 +294,40 @@ func (s *setting) shownDefault() string {
 }
 
 // checkPaste runs the paste check at the terminal and reports it.
-func (d *doctor) checkPaste(cfg *config) {
-	fmt.Fprintln(d.out, "paste:")
+func checkPaste(cfg *config) findings {
+	var r findings
+	r.fact(0, "paste:")
 	// Decided as the wrapper decides: what relays the keys, and what the
 	// terminal says when asked.
 	front := frontend.Here()
 	state, _, qerr := ptyio.QueryTerminal(decrqmTimeout)
 	look, why := capture.Looks(cfg.burst, front.Marks, doctorAnswer(state, qerr))
-	fmt.Fprintf(d.out, "  front end: %s\n", printable(frontEndLine(front)))
+	r.fact(1, "front end: %s", printable.Quote(frontEndLine(front)))
 	s, err := pastecheck.AtTerminal(pastecheck.Policy{Mode: cfg.burst, Look: look, Why: why, Gap: front.Gap})
 	if err != nil {
-		fmt.Fprintf(d.out, "  not checked: %v\n", err)
-		d.problem(fmt.Sprintf("the paste check needs the terminal: %v", err), "run pbwrap doctor --paste in the terminal you paste in")
-		return
+		r = append(r, finding{depth: 1, line: fmt.Sprintf("not checked: %v", err),
+			problem: fmt.Sprintf("the paste check needs the terminal: %v", err), fix: "run pbwrap doctor --paste in the terminal you paste in"})
+		return r
 	}
-	r := pastecheck.Describe(s)
-	for _, line := range r.Lines {
-		fmt.Fprintf(d.out, "  %s\n", line)
+	d := pastecheck.Describe(s)
+	for _, line := range d.Lines {
+		r.fact(1, "%s", line)
 	}
-	if r.Problem != "" {
-		d.problem(r.Problem, r.Fix)
+	if d.Problem != "" {
+		r.problem(d.Problem, d.Fix)
 	}
 	if front.Drops {
-		fmt.Fprintf(d.out, "  note: %s\n", frontend.DropsNote)
+		r.fact(1, "note: %s", frontend.DropsNote)
 	}
+	return r
 }
 
-func (d *doctor) checkAgents(cfg *config, root string) {
-	fmt.Fprintln(d.out, "\nagents on PATH:")
+// checkAgents says, of each known agent on PATH, what pbwrap adds to its
+// arguments, whether it can read the saved pastes, and what its own
+// checks (agent.Doctor) find.
+func checkAgents(cfg *config, root string) findings {
+	var r findings
+	r.fact(0, "agents on PATH:")
 	env := agent.OS()
 	found := 0
 	for _, a := range agent.All() {
@@ -339,6 +336,7 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 			continue
 		}
 		found++
+		var about findings // this agent's lines, and what it asks at start
 		added, reads := "nothing", true
 		if root != "" {
 			var err error
@@ -347,36 +345,39 @@ func (d *doctor) checkAgents(cfg *config, root string) {
 			case errors.Is(err, agent.ErrNoArgs):
 				added = "nothing"
 			case err != nil:
-				d.problem(printable(err.Error()), fmt.Sprintf("make %s a JSON object, or unset it, or allow %s in %s's own settings",
-					a.Env.Name, printable(root), a.Name))
+				// Not one that makes the agent ask at start: see below.
+				r.problem(printable.Quote(err.Error()), fmt.Sprintf("make %s a JSON object, or unset it, or allow %s in %s's own settings",
+					a.Env.Name, printable.Quote(root), a.Name))
 			}
 		}
-		fmt.Fprintf(d.out, "  %-13s %s\n      pbwrap adds: %s; %s\n", a.Name, printable(path), printable(added), a.Reads)
-		before := len(d.problems)
+		about.fact(1, "%-13s %s", a.Name, printable.Quote(path))
+		about.fact(3, "pbwrap adds: %s; %s", printable.Quote(added), a.Reads)
 		for _, f := range a.Doctor(env, root, reads) {
-			d.finding(f)
+			about = append(about, agentFinding(f))
 		}
 		if !reads {
-			d.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.Name),
-				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", printable(root), a.Name))
+			about.problem(fmt.Sprintf("%s cannot read the saved pastes: --no-agent-args keeps pbwrap from adding its flag", a.Name),
+				fmt.Sprintf("drop --no-agent-args, or allow %s in %s's own settings", printable.Quote(root), a.Name))
 		}
-		if len(d.problems) == before {
-			fmt.Fprintf(d.out, "      at start: asks nothing because of pbwrap\n")
+		if about.problems() == 0 {
+			about.fact(3, "at start: asks nothing because of pbwrap")
 		} else {
-			fmt.Fprintf(d.out, "      at start: see the problems below\n")
+			about.fact(3, "at start: see the problems below")
 		}
+		r = append(r, about...)
 	}
 	if found == 0 {
-		fmt.Fprintln(d.out, "  none of the agents pbwrap knows is on PATH ("+agent.Names(agent.All(), "")+"); pbwrap still wraps any command")
+		r.fact(1, "none of the agents pbwrap knows is on PATH (%s); pbwrap still wraps any command", agent.Names(agent.All(), ""))
 	}
+	return r
 }
 
-// finding prints what doctor found about an agent, every value in it
-// made safe to print (an agent writes its own settings), and notes its
-// problem.
-func (d *doctor) finding(f agent.Finding) {
-	fmt.Fprintf(d.out, "      %s\n", f.Line.Render(printable))
+// agentFinding is what doctor found about an agent (agent.Doctor), every
+// value in it made safe to print: an agent writes its own settings.
+func agentFinding(f agent.Finding) finding {
+	out := finding{depth: 3, line: f.Line.Render(printable.Quote)}
 	if !f.Problem.IsZero() {
-		d.problem(f.Problem.Render(printable), f.Fix.Render(printable))
+		out.problem, out.fix = f.Problem.Render(printable.Quote), f.Fix.Render(printable.Quote)
 	}
+	return out
 }

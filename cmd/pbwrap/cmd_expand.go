@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/pbwrap/pbwrap/internal/fileref"
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 var expandCommand = &command{
@@ -80,10 +81,10 @@ func runExpand(c *command, std *streams, cfg *config, args []string) error {
 func reportBadRefs(w io.Writer, name string, errs []*fileref.Error, check bool) {
 	for _, e := range errs {
 		if e.Ref == "" {
-			fmt.Fprintf(w, "%s: %s\n", printable(name), printable(e.Err.Error()))
+			fmt.Fprintf(w, "%s: %s\n", printable.Quote(name), printable.Quote(e.Err.Error()))
 			continue
 		}
-		fmt.Fprintf(w, "%s:%d: %s: %s\n", printable(name), e.Line, printable(e.Ref), printable(e.Err.Error()))
+		fmt.Fprintf(w, "%s:%d: %s: %s\n", printable.Quote(name), e.Line, printable.Quote(e.Ref), printable.Quote(e.Err.Error()))
 	}
 	bad := plural(len(errs), "bad reference")
 	if check {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,13 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -81,19 +77,19 @@ func runList(c *command, std *streams, cfg *config, args []string) error {
 		return printPastesJSON(std.out, root, pastes)
 	}
 	if len(pastes) == 0 {
-		fmt.Fprintf(std.out, "no saved pastes under %s\n", printable(root))
+		fmt.Fprintf(std.out, "no saved pastes under %s\n", printable.Quote(root))
 		return nil
 	}
 	tw := tabwriter.NewWriter(std.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "TIME\tSESSION\tN\tLINES\tSIZE\t PATH")
 	for _, p := range pastes {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t %s\n", p.Time.Local().Format("2006-01-02 15:04:05"), printable(p.Short), p.N, p.Lines, humanBytes(p.Bytes), printable(p.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t %s\n", p.Time.Local().Format("2006-01-02 15:04:05"), printable.Quote(p.Short), p.N, p.Lines, humanBytes(p.Bytes), printable.Quote(p.Path))
 	}
 	return tw.Flush()
 }
 
 // printPastesJSON writes list --json to w, with every character that is
-// not printable escaped (see escapeJSON).
+// not printable escaped (see printable.JSON).
 func printPastesJSON(w io.Writer, root string, pastes []savedPaste) error {
 	if pastes == nil {
 		pastes = []savedPaste{}
@@ -106,7 +102,7 @@ func printPastesJSON(w io.Writer, root string, pastes []savedPaste) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(escapeJSON(data), '\n'))
+	_, err = w.Write(append(printable.JSON(data), '\n'))
 	return err
 }
 
@@ -124,7 +120,7 @@ func loadPastes(std *streams, roots []string) ([]savedPaste, []store.SessionSumm
 		case err != nil && i == 0:
 			return nil, nil, err
 		case err != nil:
-			fmt.Fprintf(std.err, "pbwrap: skipped the earlier root %s: %s\n", printable(root), printable(err.Error()))
+			fmt.Fprintf(std.err, "pbwrap: skipped the earlier root %s: %s\n", printable.Quote(root), printable.Quote(err.Error()))
 		}
 		sessions = append(sessions, more...)
 	}
@@ -175,59 +171,9 @@ func listSessions(std *streams, root string) ([]store.SessionSummary, error) {
 		if s.Err != nil {
 			why = s.Err.Error()
 		}
-		fmt.Fprintf(std.err, "pbwrap: skipped session %s: %s\n", printable(s.ID), printable(why))
+		fmt.Fprintf(std.err, "pbwrap: skipped session %s: %s\n", printable.Quote(s.ID), printable.Quote(why))
 	}
 	return sessions, nil
-}
-
-// printable returns s as it is when every character in it prints as
-// itself, and otherwise quoted as a Go string (strconv.Quote), with every control
-// character (ESC, BEL, CR, LF, C1 controls), every other character that
-// does not print, and every byte that is not UTF-8 escaped: a value that
-// anyone who can write in the root put in a manifest or a file name cannot
-// set the terminal's title, clear its screen, write its clipboard (OSC
-// 52), or break a line. Every value from the root that pbwrap prints goes
-// through it.
-func printable(s string) string {
-	for i, r := range s {
-		if !strconv.IsPrint(r) || (r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError))) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
-
-// printableError is err with its message made printable.
-func printableError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return errors.New(printable(err.Error()))
-}
-
-// escapeJSON escapes, in JSON that encoding/json wrote, every character
-// that does not print and that encoding/json leaves as it is (DEL, the C1
-// controls such as U+009B, which some terminals take for CSI, and format
-// characters such as U+202E, which reverses the text after it) as \uXXXX,
-// which decodes to the same string. encoding/json already escapes the C0
-// controls, ESC among them, and outside strings it writes only ASCII.
-func escapeJSON(data []byte) []byte {
-	var out bytes.Buffer
-	for len(data) > 0 {
-		r, size := utf8.DecodeRune(data)
-		switch {
-		case r == utf8.RuneError && size == 1: // Not from encoding/json, which writes UTF-8.
-			out.WriteString(`\ufffd`)
-		case r < utf8.RuneSelf && r != 0x7f, r >= utf8.RuneSelf && strconv.IsPrint(r):
-			out.Write(data[:size])
-		default:
-			for _, u := range utf16.Encode([]rune{r}) {
-				fmt.Fprintf(&out, `\u%04x`, u)
-			}
-		}
-		data = data[size:]
-	}
-	return out.Bytes()
 }
 
 // shortID is the part of a session id list shows: the last 8 characters.

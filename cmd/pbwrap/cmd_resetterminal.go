@@ -5,8 +5,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/term"
+
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // resetTerminalCommand undoes at the terminal what a program left on when

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pbwrap/pbwrap/internal/agent"
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -160,7 +161,7 @@ func runSetup(c *command, std *streams, cfg *config, args []string) error {
 	run := &agent.Run{Env: env, Prog: prog}
 	if a.NeedsRoot() {
 		if run.Root, err = store.ResolveRoot(cfg.root); err != nil {
-			return fmt.Errorf("%s: the root %s: %w", verb, printable(cfg.root), err)
+			return fmt.Errorf("%s: the root %s: %w", verb, printable.Quote(cfg.root), err)
 		}
 	}
 	plan, err := a.Plan(run, remove)
@@ -187,15 +188,15 @@ func runPlan(std *streams, a *agent.Agent, verb string, plan []*agent.Change, pr
 	}
 	var paths []string
 	for _, p := range changed {
-		fmt.Fprintf(std.out, "pbwrap %s: %s", verb, printable(p.Path))
+		fmt.Fprintf(std.out, "pbwrap %s: %s", verb, printable.Quote(p.Path))
 		if p.Path != p.Name {
-			fmt.Fprintf(std.out, " (%s links to it)", printable(p.Name))
+			fmt.Fprintf(std.out, " (%s links to it)", printable.Quote(p.Name))
 		}
 		fmt.Fprintf(std.out, ": %s\n", p.What)
-		paths = append(paths, printable(p.Path))
+		paths = append(paths, printable.Quote(p.Path))
 	}
 	if !remove {
-		fmt.Fprintf(std.out, "the hook runs: %s", printable(a.Hook.Command(prog)))
+		fmt.Fprintf(std.out, "the hook runs: %s", printable.Quote(a.Hook.Command(prog)))
 		if why != "" {
 			fmt.Fprintf(std.out, " (%s)", why)
 		}
@@ -224,15 +225,15 @@ func runPlan(std *streams, a *agent.Agent, verb string, plan []*agent.Change, pr
 	for _, p := range changed {
 		backup, err := p.Write()
 		if backup != "" {
-			fmt.Fprintf(std.out, "backup: %s\n", printable(backup))
+			fmt.Fprintf(std.out, "backup: %s\n", printable.Quote(backup))
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", verb, err)
 		}
 		if p.New == nil {
-			fmt.Fprintf(std.out, "removed %s\n", printable(p.Path))
+			fmt.Fprintf(std.out, "removed %s\n", printable.Quote(p.Path))
 		} else {
-			fmt.Fprintf(std.out, "wrote %s\n", printable(p.Path))
+			fmt.Fprintf(std.out, "wrote %s\n", printable.Quote(p.Path))
 		}
 	}
 	if remove {
@@ -249,11 +250,11 @@ func unchanged(a *agent.Agent, plan []*agent.Change, prog string, remove bool) s
 	for i, p := range plan {
 		switch {
 		case remove:
-			parts = append(parts, fmt.Sprintf("no part of pbwrap's in %s", printable(p.Path)))
+			parts = append(parts, fmt.Sprintf("no part of pbwrap's in %s", printable.Quote(p.Path)))
 		case i == 0:
-			parts = append(parts, fmt.Sprintf("the hook is already in %s (it runs %s)", printable(p.Path), printable(a.Hook.Command(prog))))
+			parts = append(parts, fmt.Sprintf("the hook is already in %s (it runs %s)", printable.Quote(p.Path), printable.Quote(a.Hook.Command(prog))))
 		default:
-			parts = append(parts, fmt.Sprintf("%s is already in %s", p.What, printable(p.Path)))
+			parts = append(parts, fmt.Sprintf("%s is already in %s", p.What, printable.Quote(p.Path)))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -86,19 +87,19 @@ func runShow(c *command, std *streams, cfg *config, args []string) error {
 				which = own
 			} else if len(pastes) > 0 {
 				fmt.Fprintf(std.err, "pbwrap show: this session (%s) has saved no paste: the newest of all, from session %s\n",
-					printable(shortID(own)), shortID(pastes[0].Session))
+					printable.Quote(shortID(own)), shortID(pastes[0].Session))
 			}
 		}
 	}
 	path, err := findPaste(roots, which, pastes, sessions)
 	if err != nil {
-		return printableError(err)
+		return printable.Error(err)
 	}
 	// The paste file is opened without following a symlink put in its
 	// place, and only if it is a regular file.
 	f, err := store.OpenPaste(path)
 	if err != nil {
-		return printableError(err)
+		return printable.Error(err)
 	}
 	defer f.Close()
 	_, err = io.Copy(std.out, f)

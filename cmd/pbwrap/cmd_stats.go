@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -90,7 +91,7 @@ func runStats(c *command, std *streams, cfg *config, args []string) error {
 	}
 	counters, err := store.ReadCounters(root)
 	if err != nil {
-		return printableError(err)
+		return printable.Error(err)
 	}
 	// The earlier default root's counts too, so that upgrading does not
 	// start the count again (see earlierRoot); unreadable, it is left out.
@@ -98,7 +99,7 @@ func runStats(c *command, std *streams, cfg *config, args []string) error {
 		if more, err := store.ReadCounters(old); err == nil {
 			counters.Counts = append(counters.Counts, more.Counts...)
 		} else {
-			fmt.Fprintf(std.err, "pbwrap: left out the counts of the earlier root: %s\n", printable(err.Error()))
+			fmt.Fprintf(std.err, "pbwrap: left out the counts of the earlier root: %s\n", printable.Quote(err.Error()))
 		}
 	}
 	rows, total, first := tallyCounts(counters.Counts, since)
@@ -106,7 +107,7 @@ func runStats(c *command, std *streams, cfg *config, args []string) error {
 		return printStatsJSON(std.out, root, first, rows, total)
 	}
 	if first == "" {
-		fmt.Fprintf(std.out, "no pastes recorded under %s%s\n", printable(root), sinceText(since))
+		fmt.Fprintf(std.out, "no pastes recorded under %s%s\n", printable.Quote(root), sinceText(since))
 		return nil
 	}
 	return printTallies(std.out, append(rows, total), first, since)
@@ -193,7 +194,7 @@ func printTallies(w io.Writer, rows []*tally, first, since string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "AGENT\tSAVED\tKEPT OUT\t≈TOKENS\tAS TEXT\tFALLBACKS\t")
 	for i, t := range rows {
-		agent := printable(t.Agent)
+		agent := printable.Quote(t.Agent)
 		if i == len(rows)-1 {
 			agent = "total"
 		}
@@ -212,7 +213,7 @@ func printTallies(w io.Writer, rows []*tally, first, since string) error {
 }
 
 // printStatsJSON writes stats --json to w, with every character that is
-// not printable escaped (see escapeJSON).
+// not printable escaped (see printable.JSON).
 func printStatsJSON(w io.Writer, root, first string, rows []*tally, total *tally) error {
 	if rows == nil {
 		rows = []*tally{}
@@ -227,7 +228,7 @@ func printStatsJSON(w io.Writer, root, first string, rows []*tally, total *tally
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(escapeJSON(data), '\n'))
+	_, err = w.Write(append(printable.JSON(data), '\n'))
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/internal/envfile"
 	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // A fileValue is a setting's value as a line of the config file gives it.
@@ -205,7 +206,7 @@ func (cfg *config) sayWarnings(w io.Writer) {
 		return
 	}
 	for _, line := range cfg.warnings() {
-		fmt.Fprintf(w, "pbwrap: %s\n", oneLine(line))
+		fmt.Fprintf(w, "pbwrap: %s\n", printable.Inline(line))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -17,23 +18,26 @@ import (
 // would: a read-only file system, a full disk, a quota, a directory not
 // writable, an immutable attribute, no file locks, an I/O error. Each
 // failure is a problem with its fix.
-func (d *doctor) checkSaving(cfg *config, root string, rootOK bool) {
-	full := d.checkSpace(cfg, root)
+func checkSaving(cfg *config, root string, rootOK bool) findings {
+	r, full := checkSpace(cfg, root)
 	if !rootOK {
-		fmt.Fprintln(d.out, "  --    saving a test paste: not tried, the root fails a check above")
-		return
+		r.mark(1, skipped, "saving a test paste: not tried, the root fails a check above")
+		return r
 	}
 	size := max(cfg.minBytes, 1)
 	err := store.TrySave(root, size)
 	if err == nil {
-		fmt.Fprintf(d.out, "  ok    saving a test paste: %s written, synced, linked and removed\n", humanBytes(int64(size)))
-		return
+		r.ok(1, "saving a test paste: "+humanBytes(int64(size))+" written, synced, linked and removed")
+		return r
 	}
-	fmt.Fprintf(d.out, "  FAIL  saving a test paste: %v\n", printableError(err))
-	if !full { // checkSpace has said it, with its fix.
-		d.problem(fmt.Sprintf("pastes cannot be saved in %s (%s): %v; large pastes go in as text",
-			printable(root), store.Why(err), printableError(err)), saveFix(err, printable(root)))
+	line := fmt.Sprintf("saving a test paste: %v", printable.Error(err))
+	if full { // checkSpace has said it, with its fix.
+		r.mark(1, failed, line)
+		return r
 	}
+	r.fail(1, line, fmt.Sprintf("pastes cannot be saved in %s (%s): %v; large pastes go in as text",
+		printable.Quote(root), store.Why(err), printable.Error(err)), saveFix(err, printable.Quote(root)))
+	return r
 }
 
 // checkSpace says how much space, and how many inodes, the file system
@@ -42,33 +46,34 @@ func (d *doctor) checkSaving(cfg *config, root string, rootOK bool) {
 // lowSpace is a problem too: a paste of a few MiB would not fit. Less than
 // --max-store is said, and no problem: the disk fills before the cap
 // trims the store.
-func (d *doctor) checkSpace(cfg *config, root string) (full bool) {
+func checkSpace(cfg *config, root string) (r findings, full bool) {
 	free, where, err := fsutil.FreeSpace(root)
 	if err != nil {
-		fmt.Fprintf(d.out, "  ?     free space: %v\n", printableError(err))
-		return false
+		r.mark(1, unknown, fmt.Sprintf("free space: %v", printable.Error(err)))
+		return r, false
 	}
-	mark, note := "ok  ", ""
+	f := finding{depth: 1, status: passed}
+	note := ""
 	switch {
 	case free < uint64(max(cfg.minBytes, 1)):
-		mark, full = "FAIL", true
-		d.problem(fmt.Sprintf("only %s free under %s, less than --min-bytes (%s): every large paste will go in as text",
-			humanBytes(int64(free)), printable(where), humanBytes(int64(cfg.minBytes))), spaceFix(printable(where)))
+		f.status, full = failed, true
+		f.problem, f.fix = fmt.Sprintf("only %s free under %s, less than --min-bytes (%s): every large paste will go in as text",
+			humanBytes(int64(free)), printable.Quote(where), humanBytes(int64(cfg.minBytes))), spaceFix(printable.Quote(where))
 	case free < lowSpace:
-		mark = "FAIL"
-		d.problem(fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), printable(where)),
-			spaceFix(printable(where)))
+		f.status = failed
+		f.problem, f.fix = fmt.Sprintf("only %s free under %s: large pastes will go in as text", humanBytes(int64(free)), printable.Quote(where)),
+			spaceFix(printable.Quote(where))
 	case cfg.maxStore > 0 && free < uint64(cfg.maxStore):
 		note = fmt.Sprintf(", less than --max-store (%s): the disk fills before the cap trims the store", humanBytes(cfg.maxStore))
 	}
-	fmt.Fprintf(d.out, "  %s  free space: %s on %s%s\n", mark, humanBytes(int64(free)), printable(where), note)
+	f.line = fmt.Sprintf("free space: %s on %s%s", humanBytes(int64(free)), printable.Quote(where), note)
+	r = append(r, f)
 	if files, limited, err := fsutil.FreeFiles(root); err == nil && limited && files < minFreeFiles {
-		fmt.Fprintf(d.out, "  FAIL  free inodes: %d on %s\n", files, printable(where))
-		d.problem(fmt.Sprintf("only %d inodes free under %s: a session needs a few files, so large pastes will go in as text", files, printable(where)),
-			"remove files on that file system (df -i "+printable(where)+" shows its inodes), or set --root (PBWRAP_ROOT) to another file system")
+		r.fail(1, fmt.Sprintf("free inodes: %d on %s", files, printable.Quote(where)), fmt.Sprintf("only %d inodes free under %s: a session needs a few files, so large pastes will go in as text", files, printable.Quote(where)),
+			"remove files on that file system (df -i "+printable.Quote(where)+" shows its inodes), or set --root (PBWRAP_ROOT) to another file system")
 		full = true
 	}
-	return full
+	return r, full
 }
 
 // minFreeFiles is how many free inodes doctor wants under the root: a

@@ -19,11 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/image/tiff"
+
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
 	"github.com/pbwrap/pbwrap/internal/kittyclip"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"github.com/pbwrap/pbwrap/internal/vtoracle"
-	"golang.org/x/image/tiff"
 )
 
 // The tests of this file play kitty against the built pbwrap as an

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // startImagePaste runs pbwrap with --image-paste on around a recording
@@ -133,13 +134,13 @@ func TestImagePasteCtrlZ(t *testing.T) {
 	term.WaitOutput("\x1b[?5522h")
 	term.Type([]byte{0x1a}, 0) // Ctrl-Z
 	term.WaitLeader("stopped SIGTSTP")
-	term.WaitOutput(bracketedOff + "\x1b[?5522l")
+	term.WaitOutput(termproto.PasteOff + "\x1b[?5522l")
 	stopped := len(term.Output())
 	term.SignalLeader(syscall.SIGUSR1)
 	term.WaitLeader("did SIGUSR1")
 	term.SignalLeader(syscall.SIGUSR2) // fg
 	waitOutput(func(out []byte) bool { return bytes.Contains(out[stopped:], []byte("\x1b[?5522h")) }, term)
-	if got := string(term.Output()[stopped:]); !strings.HasPrefix(got, bracketedOn+"\x1b[?5522h") {
+	if got := string(term.Output()[stopped:]); !strings.HasPrefix(got, termproto.PasteOn+"\x1b[?5522h") {
 		t.Errorf("on fg pbwrap wrote %q, want bracketed paste and paste events on first", got)
 	}
 	term.Type([]byte{0x03}, 0) // Ctrl-C

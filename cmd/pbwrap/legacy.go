@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/store"
 )
 
@@ -86,5 +87,5 @@ func movedRootNotice(cfg *config) string {
 		return ""
 	}
 	return fmt.Sprintf("pbwrap: pastes are now saved under %s, which a reboot does not empty; the %s under %s stay there, "+
-		"and pbwrap list and show find them until they expire", printable(root), plural(len(sessions), "session"), printable(old))
+		"and pbwrap list and show find them until they expire", printable.Quote(root), plural(len(sessions), "session"), printable.Quote(old))
 }

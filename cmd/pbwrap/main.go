@@ -45,10 +45,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 )
 
@@ -86,7 +84,7 @@ func commandLinef(format string, args ...any) error {
 
 // exitCode maps run's result to the process's exit status, the one place
 // that decides it, writing the error, if any, as one line to stderr, with
-// what does not print escaped (see oneLine).
+// what does not print escaped (see printable.Inline).
 func exitCode(err error, stderr io.Writer) int {
 	var (
 		status  quietExit
@@ -100,40 +98,16 @@ func exitCode(err error, stderr io.Writer) int {
 		return int(status)
 	case errors.As(err, &usage):
 		if usage.hint != "" {
-			fmt.Fprintf(stderr, "pbwrap: %s; see %s\n", oneLine(usage.msg), usage.hint)
+			fmt.Fprintf(stderr, "pbwrap: %s; see %s\n", printable.Inline(usage.msg), usage.hint)
 		} else {
-			fmt.Fprintf(stderr, "pbwrap: %s\n", oneLine(usage.msg))
+			fmt.Fprintf(stderr, "pbwrap: %s\n", printable.Inline(usage.msg))
 		}
 		return 2
 	case errors.As(err, &execErr):
-		fmt.Fprintf(stderr, "pbwrap: %s\n", oneLine(execErr.Error()))
+		fmt.Fprintf(stderr, "pbwrap: %s\n", printable.Inline(execErr.Error()))
 		return execErr.Code
 	default:
-		fmt.Fprintf(stderr, "pbwrap: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "pbwrap: %s\n", printable.Inline(err.Error()))
 		return 1
 	}
-}
-
-// oneLine returns msg with each character that does not print (a newline,
-// ESC, a C1 control, a byte that is not UTF-8) escaped as in a Go string
-// literal (\n, \x1b, \u009b), and the rest as it is: a message that
-// carries what the user typed, or a path, stays one line and cannot drive
-// the terminal. Unlike printable, it does not quote the whole message.
-func oneLine(msg string) string {
-	if printable(msg) == msg {
-		return msg
-	}
-	var b strings.Builder
-	for i, r := range msg {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(msg[i:], string(utf8.RuneError)):
-			fmt.Fprintf(&b, `\x%02x`, msg[i])
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -10,7 +10,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/pbwrap/pbwrap/internal/termproto"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pbwrap/pbwrap/internal/termproto"
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
@@ -126,13 +127,13 @@ func TestModesResetAtExit(t *testing.T) {
 				if shown == "" {
 					shown = m.set
 				}
-				wantTail := m.reset + bracketedOff
+				wantTail := m.reset + termproto.PasteOff
 				if tail := afterReady(term, "READY\r\n", wantTail); tail != wantTail {
 					t.Errorf("after the child's last byte pbwrap wrote %q, want %q", tail, wantTail)
 				}
 				// Bracketed paste on, pbwrap's question (termproto.Question),
 				// then the child's own.
-				if head := bracketedOn + termproto.Question + shown + "READY\r\n"; !bytes.HasPrefix(term.Output(), []byte(head)) {
+				if head := termproto.PasteOn + termproto.Question + shown + "READY\r\n"; !bytes.HasPrefix(term.Output(), []byte(head)) {
 					t.Errorf("terminal got %q, want it to start %q", term.Output(), head)
 				}
 			})
@@ -152,7 +153,7 @@ func TestModesAtCtrlZAndFg(t *testing.T) {
 			term.WaitReport("ready")
 			term.Type([]byte{0x1a}, 0) // Ctrl-Z
 			term.WaitLeader("stopped SIGTSTP")
-			wantTail := m.reset + bracketedOff
+			wantTail := m.reset + termproto.PasteOff
 			tail := afterReady(term, "READY\r\r\n", wantTail)
 			if strings.TrimPrefix(tail, "^Z") != wantTail {
 				t.Errorf("at Ctrl-Z, after the child's last byte pbwrap wrote %q, want %q", tail, wantTail)
@@ -164,7 +165,7 @@ func TestModesAtCtrlZAndFg(t *testing.T) {
 			term.Resize(30, 100)
 			term.SignalLeader(syscall.SIGUSR2) // fg
 			term.WaitReport("size 30 100")
-			if got, want := outputFrom(term, stopped, bracketedOn+m.restore), bracketedOn+m.restore; got != want {
+			if got, want := outputFrom(term, stopped, termproto.PasteOn+m.restore), termproto.PasteOn+m.restore; got != want {
 				t.Errorf("on fg pbwrap wrote %q, want %q", got, want)
 			}
 			term.Type([]byte{0x03}, 0) // Ctrl-C
@@ -173,9 +174,9 @@ func TestModesAtCtrlZAndFg(t *testing.T) {
 			var since string
 			waitOutput(func(out []byte) bool {
 				since = string(out[stopped:])
-				return len(since) > len(bracketedOn+m.restore) && strings.HasSuffix(since, wantTail)
+				return len(since) > len(termproto.PasteOn+m.restore) && strings.HasSuffix(since, wantTail)
 			}, term)
-			if want := bracketedOn + m.restore + "^C" + wantTail; since != want && since != strings.Replace(want, "^C", "", 1) {
+			if want := termproto.PasteOn + m.restore + "^C" + wantTail; since != want && since != strings.Replace(want, "^C", "", 1) {
 				t.Errorf("after fg the terminal got %q, want %q", since, want)
 			}
 		})
@@ -200,8 +201,8 @@ func TestClipboardReadDropped(t *testing.T) {
 			if allow {
 				shown = "a" + read + "b" + write + "c"
 			}
-			want := bracketedOn + termproto.Question + shown + "READY\r\n" + bracketedOff
-			waitOutput(func(out []byte) bool { return bytes.HasSuffix(out, []byte(bracketedOff)) }, term)
+			want := termproto.PasteOn + termproto.Question + shown + "READY\r\n" + termproto.PasteOff
+			waitOutput(func(out []byte) bool { return bytes.HasSuffix(out, []byte(termproto.PasteOff)) }, term)
 			if string(term.Output()) != want {
 				t.Errorf("terminal got %q, want %q", term.Output(), want)
 			}

@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/store"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pbwrap/pbwrap/internal/store"
 )
 
 // TestScripts runs the command-line behaviour that needs no terminal:

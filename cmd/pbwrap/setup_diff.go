@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // unifiedDiff returns the change from old to updated, texts of the file
@@ -20,7 +19,7 @@ func unifiedDiff(name string, old, updated []byte) string {
 	if old == nil {
 		from = "/dev/null"
 	}
-	d := string(diff.Diff(printable(from), old, printable(name), updated))
+	d := string(diff.Diff(printable.Quote(from), old, printable.Quote(name), updated))
 	lines := strings.SplitAfter(d, "\n")
 	for i, l := range lines {
 		if line, ok := strings.CutSuffix(l, "\n"); ok {
@@ -36,17 +35,11 @@ func unifiedDiff(name string, old, updated []byte) string {
 // wrote into the file) is shown escaped, as Go would quote it.
 func displayLine(line string) string {
 	line = strings.TrimSuffix(line, "\r")
-	var b strings.Builder
-	for i, r := range line {
-		switch {
-		case r == '\t' || strconv.IsPrint(r) && !(r == utf8.RuneError && !strings.HasPrefix(line[i:], string(utf8.RuneError))):
-			b.WriteRune(r)
-		case r == utf8.RuneError:
-			fmt.Fprintf(&b, "\\x%02x", line[i])
-		default:
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
+	// Tabs stay, for the file's indentation; printable.Inline would show
+	// them as \t.
+	parts := strings.Split(line, "\t")
+	for i, p := range parts {
+		parts[i] = printable.Inline(p)
 	}
-	return b.String()
+	return strings.Join(parts, "\t")
 }

@@ -22,8 +22,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // mountTmpfs mounts a tmpfs with options opts (size=256k, nr_inodes=64)

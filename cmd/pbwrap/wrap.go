@@ -8,21 +8,16 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/pbwrap/pbwrap/internal/agent"
 	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/frontend"
+	"github.com/pbwrap/pbwrap/internal/printable"
 	"github.com/pbwrap/pbwrap/internal/ptyproxy"
 	"github.com/pbwrap/pbwrap/internal/shellword"
 	"github.com/pbwrap/pbwrap/internal/store"
-	"golang.org/x/term"
-)
-
-// Terminal sequences pbwrap owns: bracketed paste on while it runs, so
-// that it sees every paste whatever the child does, and off on the way out
-// (and at Ctrl-Z).
-const (
-	bracketedOn  = "\x1b[?2004h"
-	bracketedOff = "\x1b[?2004l"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // errNoUnix is wrap's error on a system without Unix terminals.
@@ -127,7 +122,7 @@ func sayStartNote(s *sessionOpener, logs *logs) {
 	if note.IsZero() {
 		return
 	}
-	line := note.Render(printable)
+	line := note.Render(printable.Quote)
 	fmt.Fprintf(os.Stderr, "pbwrap: %s\n", line)
 	logs.logf("%s", line)
 }
@@ -242,14 +237,16 @@ func proxyConfig(cfg *config, path string, argv []string, s *sessionOpener, logs
 		Debugf:               logs.debugf,
 	})
 	return ptyproxy.Config{
-		Path:             path,
-		Args:             argv,
-		Env:              s.childEnv(cfg.childEnv(os.Environ(), s.Root()), logs.logf),
-		Input:            in,
-		Output:           out,
-		TerminalSetup:    func() []byte { return append(out.AppendRestore([]byte(bracketedOn)), in.ImageSetup()...) },
+		Path:   path,
+		Args:   argv,
+		Env:    s.childEnv(cfg.childEnv(os.Environ(), s.Root()), logs.logf),
+		Input:  in,
+		Output: out,
+		// Bracketed paste is on while pbwrap runs, whatever the child does, so
+		// that it sees every paste, and off on the way out (and at Ctrl-Z).
+		TerminalSetup:    func() []byte { return append(out.AppendRestore([]byte(termproto.PasteOn)), in.ImageSetup()...) },
 		TerminalQuestion: func() []byte { return in.Ask(time.Now()) },
-		TerminalReset:    func() []byte { return append(append(out.AppendReset(nil), bracketedOff...), in.ImageReset()...) },
+		TerminalReset:    func() []byte { return append(append(out.AppendReset(nil), termproto.PasteOff...), in.ImageReset()...) },
 		Logf:             logs.logf,
 	}, in
 }
@@ -394,13 +391,13 @@ func (s *sessionOpener) sayIfUnsaved(cfg *config, logf func(string, ...any)) err
 		root = cfg.root
 	}
 	doctor := "pbwrap doctor"
-	if printable(root) == root {
+	if printable.Prints(root) {
 		doctor = "pbwrap --root " + shellword.Quote(root) + " doctor"
 	}
 	if cfg.requireStore {
-		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %s (%s tells more)", oneLine(s.argv0), oneLine(rootErr.Error()), doctor)
+		return fmt.Errorf("not running %s: pastes cannot be saved (--require-store): %s (%s tells more)", printable.Inline(s.argv0), printable.Inline(rootErr.Error()), doctor)
 	}
-	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %s (%s tells more)\n", oneLine(rootErr.Error()), doctor)
+	fmt.Fprintf(os.Stderr, "pbwrap: not saving pastes: %s (%s tells more)\n", printable.Inline(rootErr.Error()), doctor)
 	return nil
 }
 

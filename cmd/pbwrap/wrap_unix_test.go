@@ -10,7 +10,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/pbwrap/pbwrap/internal/termproto"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pbwrap/pbwrap/internal/termproto"
 
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"

@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A project's settings file is the agent's to write: made a named pipe,
 // it denies (its rules cannot be read) at once instead of hanging the
 // hook.
-func TestClaudeReadRulesFIFO(t *testing.T) {
+func TestClaudeReadRulesDenyWithoutBlockingWhenSettingsAreANamedPipe(t *testing.T) {
 	proj := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o700); err != nil {
 		t.Fatal(err)
@@ -21,9 +22,27 @@ func TestClaudeReadRulesFIFO(t *testing.T) {
 		t.Skip("no named pipes here:", err)
 	}
 	rules := claudeReadRules(Env{Getenv: func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }})
-	done := make(chan bool)
-	go func() { _, denied := rules(proj, filepath.Join(proj, "a.txt")); done <- denied }()
-	if !<-done {
+	var denied bool
+	returns(t, "the rules of a project whose settings file is a named pipe", func() { _, denied = rules(proj, filepath.Join(proj, "a.txt")) })
+	if !denied {
 		t.Fatal("a settings file that is a named pipe was taken for no rules")
+	}
+}
+
+// fifoWatchdog is how long a read that must not block on a named pipe is
+// given before the test fails rather than hang: the read is a non-blocking
+// open and an fstat, microseconds, so this bounds a machine's stall only.
+const fifoWatchdog = 5 * time.Second
+
+// returns runs f, failing the test if it has not returned within
+// fifoWatchdog (it is then left behind, blocked).
+func returns(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }() // Ends when f does, or is left behind at the watchdog.
+	select {
+	case <-done:
+	case <-time.After(fifoWatchdog):
+		t.Fatalf("%s: blocked for %v", what, fifoWatchdog)
 	}
 }

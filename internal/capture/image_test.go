@@ -14,12 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/image/bmp"
+
 	"github.com/pbwrap/pbwrap/internal/fakekitty"
 	"github.com/pbwrap/pbwrap/internal/imagepaste"
 	"github.com/pbwrap/pbwrap/internal/kittyclip"
 	"github.com/pbwrap/pbwrap/internal/store"
 	"github.com/pbwrap/pbwrap/internal/termproto"
-	"golang.org/x/image/bmp"
 )
 
 // testPNG is a real PNG of about 10 KB, more than two packets.

@@ -14,6 +14,7 @@ func env(name string) (string, bool) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		line, name, value string
 	}{
@@ -72,6 +73,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		line, name, err string
 	}{

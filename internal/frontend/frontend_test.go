@@ -37,6 +37,7 @@ const (
 )
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	shell := Process{PID: 40, Name: "bash", TTY: pts5}
 	tmuxServer := Process{PID: 10, Name: "tmux: server"}
 	for _, tc := range []struct {
@@ -151,6 +152,7 @@ func TestDetect(t *testing.T) {
 // This process's own system reads: its terminal or none, its ancestors
 // (this test's, on Linux), and Detect takes it without failing.
 func TestLocal(t *testing.T) {
+	t.Parallel()
 	s := Local()
 	if s.Getenv == nil || s.Version == nil {
 		t.Fatalf("Local() = %+v: no environment or version reader", s)

@@ -97,6 +97,7 @@ var knownPaths = []string{
 // for the patterns above one at a time, with and without case, and for
 // random sets of several, with negations.
 func TestAgainstNodeIgnore(t *testing.T) {
+	t.Parallel()
 	var cases []oracleCase
 	for _, p := range knownPatterns {
 		for _, ic := range []bool{true, false} {

@@ -9,6 +9,7 @@ import (
 // Cases node-ignore 7.0.0 answers so (TestAgainstNodeIgnore asks it):
 // they hold without Node.js too.
 func TestMatcher(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		patterns   []string
 		ignoreCase bool

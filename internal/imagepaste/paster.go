@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/kittyclip"
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // Defaults of Config.
@@ -237,7 +238,7 @@ func (p *Paster) Packet(pk kittyclip.Packet, now time.Time) {
 		p.done()
 		p.next(now)
 	default:
-		p.fail("the terminal answered " + printable(pk.Status) + " to the clipboard read")
+		p.fail("the terminal answered " + shown(pk.Status) + " to the clipboard read")
 	}
 }
 
@@ -284,7 +285,7 @@ func (p *Paster) event(pk kittyclip.Packet, now time.Time) {
 		e.done = true
 		p.next(now)
 	default:
-		p.fail("the terminal answered " + printable(pk.Status))
+		p.fail("the terminal answered " + shown(pk.Status))
 	}
 }
 
@@ -306,7 +307,7 @@ func (p *Paster) read(e *pasteEvent, now time.Time) {
 		return
 	}
 	if mime == "" {
-		p.fail("the clipboard holds none of text, PNG, JPEG, GIF, WebP, TIFF, BMP (it has " + printable(strings.Join(e.types, " ")) + ")")
+		p.fail("the clipboard holds none of text, PNG, JPEG, GIF, WebP, TIFF, BMP (it has " + shown(strings.Join(e.types, " ")) + ")")
 		return
 	}
 	p.n++
@@ -494,14 +495,6 @@ func (p *Paster) refuse(why string) {
 	p.sink.Note("[pbwrap: " + why + "; paste events are off now: paste again for the terminal's own paste]")
 }
 
-// printable is s with every byte that is not printable ASCII as '?', at
-// most 80 of them: what the terminal said, fit for a one-line note.
-func printable(s string) string {
-	b := []byte(s[:min(len(s), 80)])
-	for i, c := range b {
-		if c < ' ' || c > '~' {
-			b[i] = '?'
-		}
-	}
-	return string(b)
-}
+// shown is what the terminal said, its first 80 bytes, made safe for a
+// one-line note.
+func shown(s string) string { return printable.Inline(s[:min(len(s), 80)]) }

@@ -7,6 +7,7 @@ import (
 )
 
 func TestStripComments(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`{"a": 1} // c`, `{"a": 1}     `},
 		{"{\n// x\n\"a\": \"//not\" /* y\n z */}", "{\n    \n\"a\": \"//not\"     \n     }"},
@@ -23,6 +24,7 @@ func TestStripComments(t *testing.T) {
 // last of a repeated name, Set changes each in place, SetLast moves it to
 // the end.
 func TestObject(t *testing.T) {
+	t.Parallel()
 	obj, err := ParseObject([]byte(`{"b": 1e3, "a": "<\u00e9>", "b": [1, 2]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +65,7 @@ func TestObject(t *testing.T) {
 // adds is laid out as the text is, and a removal takes what an insertion
 // added, separator and all.
 func TestEditor(t *testing.T) {
+	t.Parallel()
 	one := json.RawMessage(`{"k":[1]}`)
 	for _, tc := range []struct {
 		name, in string
@@ -138,6 +141,7 @@ func TestEditor(t *testing.T) {
 }
 
 func TestAfterComments(t *testing.T) {
+	t.Parallel()
 	obj := json.RawMessage(`{"a":1}`)
 	for _, tc := range []struct{ in, want string }{
 		{"", "{\n  \"a\": 1\n}\n"},
@@ -151,6 +155,7 @@ func TestAfterComments(t *testing.T) {
 }
 
 func TestIsBlankIsEmptyObject(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in                  string
 		blank, blankWithout bool

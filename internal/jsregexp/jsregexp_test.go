@@ -4,6 +4,7 @@ import "testing"
 
 // JavaScript's escapes as Go must read them.
 func TestCompile(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		src, s   string
 		ic, want bool

@@ -42,9 +42,7 @@ const pastePrompt = "pbwrap doctor: paste some text of a few lines now, as you w
 
 // Bytes of the check.
 const (
-	bracketedPasteOn  = "\x1b[?2004h"
-	bracketedPasteOff = "\x1b[?2004l"
-	ctrlC             = 0x03
+	ctrlC = 0x03
 )
 
 // A pasteRead is one read of the terminal during the check.

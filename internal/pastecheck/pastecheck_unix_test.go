@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"github.com/pbwrap/pbwrap/internal/termproto"
-	"golang.org/x/sys/unix"
 )
 
 // pasteQuietTest ends a paste without markers in the tests: past the
@@ -152,7 +153,7 @@ func TestPasteCheck(t *testing.T) {
 			}
 			done := runPasteCheck(t, c, slave.Name(), tc.policy)
 			shown := readMaster(t, master, "Waiting")
-			if !strings.HasPrefix(shown, bracketedPasteOn+"pbwrap doctor: paste some text") {
+			if !strings.HasPrefix(shown, termproto.PasteOn+"pbwrap doctor: paste some text") {
 				t.Errorf("the terminal was shown %q, want bracketed paste on, then the question", shown)
 			}
 			tc.play(master)
@@ -167,7 +168,7 @@ func TestPasteCheck(t *testing.T) {
 			if r := Describe(s); !strings.Contains(r.Problem, problem) || (problem == "") != (r.Problem == "") {
 				t.Errorf("report %q, problem %q; want a problem with %q", r.Lines, r.Problem, tc.problem)
 			}
-			if shown := readMaster(t, master, bracketedPasteOff); !strings.HasSuffix(shown, bracketedPasteOff) {
+			if shown := readMaster(t, master, termproto.PasteOff); !strings.HasSuffix(shown, termproto.PasteOff) {
 				t.Errorf("the terminal was shown %q at the end, want bracketed paste off", shown)
 			}
 			if after, err := ptyio.GetTermios(slave); err != nil || *after != *before {

@@ -8,8 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // pasteReadSize is the size of the check's reads: ptyproxy's, so that a
@@ -37,7 +39,7 @@ type pasteCheck struct {
 
 // run asks for a paste on tty and reads it: until its end marker, a
 // Ctrl-C first, c.quiet without input after some came, or c.wait without
-// any. It is read as doctor's terminal query reads (ptyio.QueryBracketedPaste):
+// any. It is read as doctor's terminal query reads (ptyio.QueryTerminal):
 // through tty's descriptor in blocking mode, in ptyio.QuestionMode (reads
 // that wait a tenth of a second at most), since Go gives a terminal no
 // read deadline on macOS; with no echo and no signal keys, and no input
@@ -52,7 +54,7 @@ func (c pasteCheck) run(tty *os.File, policy Policy) (s *Sample, err error) {
 		return nil, fmt.Errorf("read terminal settings: %w", err)
 	}
 	defer func() {
-		_, werr := tty.WriteString(bracketedPasteOff)
+		_, werr := tty.WriteString(termproto.PasteOff)
 		if rerr := ptyio.SetTermios(tty, saved); rerr != nil && err == nil {
 			err = fmt.Errorf("restore terminal settings: %w", rerr)
 		}
@@ -63,7 +65,7 @@ func (c pasteCheck) run(tty *os.File, policy Policy) (s *Sample, err error) {
 	if err := ptyio.SetTermios(tty, pasteMode(saved)); err != nil {
 		return nil, fmt.Errorf("set terminal to raw mode: %w", err)
 	}
-	if _, err := fmt.Fprintf(tty, bracketedPasteOn+pastePrompt, waitText(c.wait)); err != nil {
+	if _, err := fmt.Fprintf(tty, termproto.PasteOn+pastePrompt, waitText(c.wait)); err != nil {
 		return nil, fmt.Errorf("write the question: %w", err)
 	}
 	probe := newPasteProbe(policy)

@@ -4,10 +4,10 @@
 // waiting for a child by decoding its wait status bit by bit, the same on
 // Linux and the BSDs, and, for pbwrap doctor, opening the controlling
 // terminal, asking it whether it supports bracketed paste
-// (QueryBracketedPaste) and discarding its pending input (FlushInput).
+// and whether it has kitty's clipboard paste events (QueryTerminal) and discarding its pending input (FlushInput).
 //
 // The wait-status decoding builds on every system, and so do OpenTTY,
-// ControllingTTY, QueryBracketedPaste and FlushInput, which fail with
+// ControllingTTY, QueryTerminal and FlushInput, which fail with
 // errors.ErrUnsupported elsewhere than on Linux, macOS and FreeBSD; the
 // rest builds on those three only.
 package ptyio

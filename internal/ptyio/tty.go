@@ -10,13 +10,17 @@ import (
 // when the process has no controlling terminal.
 var ErrNotATerminal = errors.New("not run from a terminal")
 
-// QueryBracketedPaste asks the controlling terminal whether it supports
+// QueryTerminal asks the controlling terminal whether it supports
 // bracketed paste (termproto.PasteQuestion: DECRQM for mode 2004, then
-// DA1) and returns the DECRQM state it answers: "1" set, "2" reset, "3"
-// permanently set, "0" not recognized or "4" permanently reset (not
-// supported); "" when it does not answer within timeout. It fails with
-// ErrNotATerminal when there is no controlling terminal; its other errors
-// say what failed.
+// DA1) and returns the DECRQM state it answers as paste: "1" set, "2"
+// reset, "3" permanently set, "0" not recognized or "4" permanently reset
+// (not supported); "" when it does not answer within timeout. It asks too,
+// before the DA1 that fences the answers, whether the terminal has kitty's
+// clipboard paste events (termproto.ClipQuestion, DECRQM for mode 5522):
+// clip is that answer, "1" or "2" from a terminal that has them, "0" or
+// "4" from one that does not, "" when it gives none (most terminals, tmux
+// 3.3a, screen). It fails with ErrNotATerminal when there is no
+// controlling terminal; its other errors say what failed.
 //
 // The terminal is asked on its own descriptor, opened with OpenTTY: Go's
 // read deadlines cannot serve, since on macOS /dev/tty cannot be
@@ -37,21 +41,6 @@ var ErrNotATerminal = errors.New("not run from a terminal")
 //
 // It builds on Linux, macOS and FreeBSD; elsewhere it fails with an error
 // wrapping errors.ErrUnsupported.
-func QueryBracketedPaste(timeout time.Duration) (state string, err error) {
-	tty, err := ControllingTTY()
-	if err != nil {
-		return "", err
-	}
-	defer tty.Close() // Best effort: the settings are restored already.
-	return terminalQuery{timeout: timeout, grace: lateGrace}.ask(tty)
-}
-
-// QueryTerminal is QueryBracketedPaste asking too, before the DA1 that
-// fences the answers, whether the terminal has kitty's clipboard paste
-// events (termproto.ClipQuestion, DECRQM for mode 5522): clip is that
-// answer, "1" or "2" from a terminal that has them, "0" or "4" from one
-// that does not, "" when it gives none (most terminals, tmux 3.3a,
-// screen).
 func QueryTerminal(timeout time.Duration) (paste, clip string, err error) {
 	tty, err := ControllingTTY()
 	if err != nil {
@@ -68,7 +57,7 @@ func QueryTerminal(timeout time.Duration) (paste, clip string, err error) {
 // every terminal answers DA1.
 const lateGrace = 200 * time.Millisecond
 
-// A terminalQuery is QueryBracketedPaste's question, with its waits.
+// A terminalQuery is QueryTerminal's question, with its waits.
 type terminalQuery struct {
 	timeout time.Duration // how long the answers are waited for
 	grace   time.Duration // after timeout, how long late answers are drained before the input is discarded

@@ -14,10 +14,6 @@ func openTTY(path string) (*os.File, error) {
 
 func controllingTTY() (*os.File, error) { return openTTY("/dev/tty") }
 
-func (q terminalQuery) ask(*os.File) (string, error) {
-	return "", fmt.Errorf("ask the terminal: %w", errors.ErrUnsupported)
-}
-
 func (q terminalQuery) askModes(*os.File) (string, string, error) {
 	return "", "", fmt.Errorf("ask the terminal: %w", errors.ErrUnsupported)
 }

@@ -9,8 +9,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // How the answers are waited for. Not with Go's read deadlines: on macOS
@@ -60,18 +61,12 @@ func controllingTTY() (*os.File, error) {
 	return tty, err
 }
 
-// ask writes termproto.PasteQuestion to tty, reads the answers, and
-// returns the DECRQM state for mode 2004 ("" when none came within
-// q.timeout), as QueryBracketedPaste says. tty is used through its
-// descriptor in blocking mode: ask puts it so for good (File.Fd), so a
-// tty in Go's poller loses its deadlines.
-func (q terminalQuery) ask(tty *os.File) (state string, err error) {
-	state, _, err = q.askModes(tty)
-	return state, err
-}
-
-// askModes is ask that returns too, when q.clip is set, the answer for
-// mode 5522 (see QueryTerminal).
+// askModes writes termproto.PasteQuestion (after termproto.ClipQuestion
+// when q.clip is set) to tty, reads the answers, and returns the DECRQM
+// states for modes 2004 and 5522 ("" when none came within q.timeout), as
+// QueryTerminal says. tty is used through its descriptor in blocking mode:
+// askModes puts it so for good (File.Fd), so a tty in Go's poller loses
+// its deadlines.
 func (q terminalQuery) askModes(tty *os.File) (state, clip string, err error) {
 	_ = tty.Fd() // Blocking from now on: see readReplies.
 	saved, err := GetTermios(tty)

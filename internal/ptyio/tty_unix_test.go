@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/termproto"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // watchdog bounds every wait of these tests, as ptytest.Watchdog does
@@ -36,7 +37,7 @@ func decrpm(ps string) string { return "\x1b[?2004;" + ps + "$y" }
 const sentinel = "Z\n"
 
 // TestQueryTerminal plays the terminal on the master side of a PTY while
-// the query runs on its slave side, opened as QueryBracketedPaste opens
+// the query runs on its slave side, opened as QueryTerminal opens
 // /dev/tty (OpenTTY): a blocking descriptor that Go cannot give a
 // deadline, as /dev/tty on macOS. Whether the terminal answers at once,
 // in pieces, late, never, or only DA1, the query returns what came in
@@ -178,7 +179,7 @@ func answerQuestion(master *os.File, answer []string) error {
 }
 
 // runQuery runs q on the terminal at path, opened as
-// QueryBracketedPaste opens /dev/tty, failing the test at the watchdog.
+// QueryTerminal opens /dev/tty, failing the test at the watchdog.
 func runQuery(t *testing.T, q terminalQuery, path string) (string, error) {
 	t.Helper()
 	tty, err := OpenTTY(path)
@@ -192,7 +193,7 @@ func runQuery(t *testing.T, q terminalQuery, path string) (string, error) {
 	done := make(chan result, 1)
 	go func() { // Ends when the query does, or is left behind at the watchdog.
 		defer tty.Close()
-		state, err := q.ask(tty)
+		state, _, err := q.askModes(tty)
 		done <- result{state, err}
 	}()
 	select {

@@ -70,3 +70,13 @@ func decodeWait(raw, continued uint32) WaitState {
 		return WaitState{Kind: Killed, N: int(low), Core: raw&statusCore != 0}
 	}
 }
+
+// MaxRSSKiB converts a ru_maxrss (the peak resident set size a wait
+// reports) of the system goos to KiB: macOS counts it in bytes, Linux and
+// FreeBSD in KiB.
+func MaxRSSKiB(goos string, maxrss int64) int {
+	if goos == "darwin" {
+		return int(maxrss / 1024)
+	}
+	return int(maxrss)
+}

@@ -22,6 +22,7 @@ type signals struct {
 // misses there, and on Linux 0x137f, a stop by SIGSTOP that is Darwin's
 // continued.
 func TestDecodeWait(t *testing.T) {
+	t.Parallel()
 	for _, sys := range []struct {
 		name      string
 		continued uint32
@@ -57,6 +58,7 @@ func TestDecodeWait(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		st   WaitState
 		want int
@@ -71,6 +73,24 @@ func TestExitCode(t *testing.T) {
 	} {
 		if got := tc.st.ExitCode(); got != tc.want {
 			t.Errorf("%+v: exit code %d, want %d", tc.st, got, tc.want)
+		}
+	}
+}
+
+// ru_maxrss is in bytes on macOS, in KiB on Linux and FreeBSD.
+func TestMaxRSSKiBIsInBytesOnlyOnDarwin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		goos   string
+		maxrss int64
+		want   int
+	}{
+		{"darwin", 25 << 20, 25 << 10},
+		{"linux", 25 << 10, 25 << 10},
+		{"freebsd", 25 << 10, 25 << 10},
+	} {
+		if got := MaxRSSKiB(tc.goos, tc.maxrss); got != tc.want {
+			t.Errorf("%s: MaxRSSKiB(%d) = %d, want %d", tc.goos, tc.maxrss, got, tc.want)
 		}
 	}
 }

@@ -8,8 +8,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // loop handles signals and the session process's state changes until the

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // wrapArg, as the first argument, makes the test binary play the wrapper

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // Standard input and output may be the master side of a PTY (a program

@@ -16,9 +16,10 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // forwarded are the signals that, sent to pbwrap, go on to the command's

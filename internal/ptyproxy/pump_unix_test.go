@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // holdEsc is a test Filter: it upper-cases letters, holds a trailing ESC

@@ -11,8 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // foregroundPoll is how often pbwrap in the background looks whether it

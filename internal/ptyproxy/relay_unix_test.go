@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // relayRig runs both directions of the relay between pipes: what the test

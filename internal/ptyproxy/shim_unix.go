@@ -11,8 +11,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // The descriptors on which the session process reads the command from

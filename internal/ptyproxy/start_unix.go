@@ -8,9 +8,10 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // A Pending run is what Start began ahead of the command: the run's PTY,

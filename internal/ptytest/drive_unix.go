@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // WaitFor polls until cond is true, failing the test at the Watchdog.
@@ -161,7 +163,7 @@ func (term *Terminal) WrapperPeakRSS() int {
 	if _, err := fmt.Sscanf(lines[0], "maxrss %d", &maxrss); err != nil {
 		term.t.Fatalf("leader's %q: %v", lines[0], err)
 	}
-	return maxRSSKiB(runtime.GOOS, maxrss)
+	return ptyio.MaxRSSKiB(runtime.GOOS, maxrss)
 }
 
 // WantExit waits for the wrapper to end and checks how it ended and that

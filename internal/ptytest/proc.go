@@ -52,12 +52,3 @@ func freebsdStopped(raw []byte) (bool, error) {
 	}
 	return raw[freebsdKiStatOffset] == sstop, nil
 }
-
-// maxRSSKiB converts a ru_maxrss of the system goos to KiB: macOS counts
-// it in bytes, Linux and FreeBSD in KiB.
-func maxRSSKiB(goos string, maxrss int64) int {
-	if goos == "darwin" {
-		return int(maxrss / 1024)
-	}
-	return int(maxrss)
-}

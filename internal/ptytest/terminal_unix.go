@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
 )
 
 // Watchdog bounds every wait of the end-to-end tests, so that a hang fails

@@ -6,6 +6,7 @@ import (
 )
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"pbwrap", "/usr/local/bin/pbwrap", "/a b/pbwrap", "/it's/pbwrap", `/x"$y\/pbwrap`, "", "tab\there", "new\nline"} {
 		line := Quote(v) + " hook"
 		got, ok := Split(line)
@@ -16,6 +17,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want []string
@@ -36,6 +38,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"pbwrap": "pbwrap", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
 		if got := Quote(in); got != want {
 			t.Errorf("Quote(%q) = %s, want %s", in, got, want)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pbwrap/pbwrap/internal/fsutil"
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // A RootCheck is the result of one of the checks CheckRoot runs.
@@ -132,7 +133,7 @@ func checkIsDir(p *rootProbe) finding {
 	case m&fs.ModeSymlink != 0:
 		f := finding{detail: "is a symlink", fix: "remove the symlink (rm " + p.path + "), or " + chooseRoot}
 		if target, err := os.Readlink(p.path); err == nil {
-			f.detail += " to " + quoteName(target)
+			f.detail += " to " + printable.Quote(target)
 		}
 		return f
 	case !m.IsDir():

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // DefaultTTL is how long an ended session is kept: 30 days, as long as the
@@ -569,7 +571,7 @@ func (d *sessionDir) removeTemps() (n int, freed int64, err error) {
 }
 
 func (rep *CleanReport) skip(name, why string) {
-	rep.Skipped = append(rep.Skipped, quoteName(name)+": "+why)
+	rep.Skipped = append(rep.Skipped, printable.Quote(name)+": "+why)
 }
 
 // listNames joins names, at most maxSkippedNames of them.

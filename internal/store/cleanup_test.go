@@ -245,22 +245,22 @@ func TestCleanForeignEntries(t *testing.T) {
 	tests := []struct {
 		name, entry string
 		make        func(dir string) error
-		why         string // how the report describes the entry, after its name
+		shown       string // how the report shows the entry: its name, escaped, then what it is
 	}{
-		{"foreign file", "notes.txt", file("notes.txt"), ""},
-		{"paste name with a leading zero", "paste-01.txt", file("paste-01.txt"), ""},
-		{"paste 0", "paste-0.txt", file("paste-0.txt"), ""},
-		{"paste with a sign", "paste-+1.txt", file("paste-+1.txt"), ""},
-		{"paste in another format", "paste-1.md", file("paste-1.md"), ""},
-		{"symlink named like a paste", "paste-9.txt", symlink("paste-9.txt", target), " (a symlink)"},
-		{"symlink named like a temp", ".tmp-paste-1", symlink(".tmp-paste-1", target), " (a symlink)"},
-		{"dangling symlink", "debug.log", symlink("debug.log", filepath.Join(outside, "missing")), " (a symlink)"},
-		{"symlink to a directory", "paste-8.txt", symlink("paste-8.txt", targetDir), " (a symlink)"},
-		{"directory named like a paste", "paste-7.txt", mkdir("paste-7.txt"), " (a directory)"},
-		{"directory named like a temp", ".tmp-x", mkdir(".tmp-x"), " (a directory)"},
-		{"foreign directory", "sub", mkdir("sub"), ""},
-		{"named pipe", "paste-6.txt", func(dir string) error { return unix.Mkfifo(filepath.Join(dir, "paste-6.txt"), 0o600) }, " (not a regular file)"},
-		{"control characters", "evil\x1b[2J", file("evil\x1b[2J"), ""},
+		{"foreign file", "notes.txt", file("notes.txt"), "notes.txt"},
+		{"paste name with a leading zero", "paste-01.txt", file("paste-01.txt"), "paste-01.txt"},
+		{"paste 0", "paste-0.txt", file("paste-0.txt"), "paste-0.txt"},
+		{"paste with a sign", "paste-+1.txt", file("paste-+1.txt"), "paste-+1.txt"},
+		{"paste in another format", "paste-1.md", file("paste-1.md"), "paste-1.md"},
+		{"symlink named like a paste", "paste-9.txt", symlink("paste-9.txt", target), "paste-9.txt (a symlink)"},
+		{"symlink named like a temp", ".tmp-paste-1", symlink(".tmp-paste-1", target), ".tmp-paste-1 (a symlink)"},
+		{"dangling symlink", "debug.log", symlink("debug.log", filepath.Join(outside, "missing")), "debug.log (a symlink)"},
+		{"symlink to a directory", "paste-8.txt", symlink("paste-8.txt", targetDir), "paste-8.txt (a symlink)"},
+		{"directory named like a paste", "paste-7.txt", mkdir("paste-7.txt"), "paste-7.txt (a directory)"},
+		{"directory named like a temp", ".tmp-x", mkdir(".tmp-x"), ".tmp-x (a directory)"},
+		{"foreign directory", "sub", mkdir("sub"), "sub"},
+		{"named pipe", "paste-6.txt", func(dir string) error { return unix.Mkfifo(filepath.Join(dir, "paste-6.txt"), 0o600) }, "paste-6.txt (not a regular file)"},
+		{"control characters", "evil\x1b[2J", file("evil\x1b[2J"), `"evil\x1b[2J"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -279,7 +279,7 @@ func TestCleanForeignEntries(t *testing.T) {
 				if len(rep.Removed) != 0 || len(rep.Live) != 0 || rep.Bytes != 0 {
 					t.Errorf("report %+v, want nothing removed", rep)
 				}
-				want := s.ID + ": holds what pbwrap does not make, so nothing in it was removed: " + quoteName(tc.entry) + tc.why
+				want := s.ID + ": holds what pbwrap does not make, so nothing in it was removed: " + tc.shown
 				if len(rep.Skipped) != 1 || rep.Skipped[0] != want {
 					t.Errorf("Skipped = %q, want [%q]", rep.Skipped, want)
 				}
@@ -837,7 +837,7 @@ func TestCleanupLockReleaseKeepsAnotherFile(t *testing.T) {
 
 // A lock file that is not a regular file is an error naming it, never
 // followed, never a hang.
-func TestCleanupLockNotAFile(t *testing.T) {
+func TestCleanRefusesALockThatIsNotAFileWithoutFollowingOrBlocking(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "target")
 	if err := os.WriteFile(target, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -853,7 +853,15 @@ func TestCleanupLockNotAFile(t *testing.T) {
 		if err := mk(path); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := f.cleaner().Clean()
+		var rep *CleanReport
+		var err error
+		done := make(chan struct{})
+		go func() { defer close(done); rep, err = f.cleaner().Clean() }() // Ends when Clean does; waited for below, or the test fails.
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second): // Clean opens the lock without blocking: microseconds.
+			t.Fatalf("Clean with a %s for a lock blocked", name)
+		}
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("Clean with a %s for a lock = %+v, %v; want an error naming %s", name, rep, err, path)
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // debugLogName is the log pbwrap writes in the session directory with
@@ -233,14 +235,14 @@ func (d *sessionDir) add(e fs.DirEntry) error {
 	}
 	switch {
 	case !isOwnName(name):
-		d.foreign = append(d.foreign, quoteName(name))
+		d.foreign = append(d.foreign, printable.Quote(name))
 	case fi.Mode()&fs.ModeSymlink != 0:
 		// pbwrap never makes symlinks, whatever the name says.
-		d.foreign = append(d.foreign, quoteName(name)+" (a symlink)")
+		d.foreign = append(d.foreign, printable.Quote(name)+" (a symlink)")
 	case fi.IsDir():
-		d.foreign = append(d.foreign, quoteName(name)+" (a directory)")
+		d.foreign = append(d.foreign, printable.Quote(name)+" (a directory)")
 	case !fi.Mode().IsRegular():
-		d.foreign = append(d.foreign, quoteName(name)+" (not a regular file)")
+		d.foreign = append(d.foreign, printable.Quote(name)+" (not a regular file)")
 	default:
 		d.own = append(d.own, ownFile{name, fi.Size()})
 		d.hasManifest = d.hasManifest || name == manifestName
@@ -263,17 +265,6 @@ func (d *sessionDir) isLive(now time.Time) (bool, error) {
 		return true, nil
 	}
 	return IsLive(d.dir)
-}
-
-// quoteName returns name as it is when it prints safely, and quoted
-// otherwise, so that a name with control characters cannot play tricks on
-// the terminal a report goes to.
-func quoteName(name string) string {
-	q := strconv.Quote(name)
-	if q[1:len(q)-1] == name {
-		return name
-	}
-	return q
 }
 
 // OpenPaste opens the paste file at path for reading: without following a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/pbwrap/pbwrap/internal/fsutil"
 )
 

@@ -146,9 +146,6 @@ const maxModeNumber = 65535
 // lone is a C2 alone, as Close reads one kept from the last Write.
 var lone = [1]byte{0xc2}
 
-// enablePaste is what turns bracketed paste on at the terminal.
-const enablePaste = "\x1b[?2004h"
-
 // stringTerminator is ST, which ends a control string in every terminal.
 const stringTerminator = "\x1b\\"
 
@@ -476,15 +473,15 @@ type verdict struct {
 var (
 	pass      = verdict{}
 	drop      = verdict{drop: true}
-	dropReset = verdict{drop: true, after: enablePaste}
-	reset     = verdict{after: enablePaste}
+	dropReset = verdict{drop: true, after: PasteOn}
+	reset     = verdict{after: PasteOn}
 )
 
 // after is what is written after a sequence whose verdict says a: with
 // bracketed paste set again, paste events too if pbwrap has them on.
 func (f *OutputFilter) after(a string) []byte {
-	if a == enablePaste && f.ClipMode != nil && f.ClipMode() {
-		return []byte(enablePaste + enableClip)
+	if a == PasteOn && f.ClipMode != nil && f.ClipMode() {
+		return []byte(PasteOn + enableClip)
 	}
 	return []byte(a)
 }
@@ -498,7 +495,7 @@ func (f *OutputFilter) dispatch(o *output, j int) {
 	if f.over || f.seqLen(j) > maxSeq {
 		o.replace(f.from, j, nil)
 		f.release()
-		o.replace(j, j, []byte(enablePaste))
+		o.replace(j, j, []byte(PasteOn))
 		return
 	}
 	v := f.decide(&f.z.Seq)
@@ -766,7 +763,7 @@ func (f *OutputFilter) decModes(s *Seq) verdict {
 	}
 	v := verdict{form: f.rewrite("\x1b[?", s, kept)}
 	if final == 'r' {
-		v.after = enablePaste
+		v.after = PasteOn
 	}
 	if len(v.form) == 0 {
 		v.drop = true

@@ -12,7 +12,7 @@ const same = "\x00same"
 
 // reassert is what the filter writes after anything that may have turned
 // bracketed paste off at the terminal.
-const reassert = enablePaste
+const reassert = PasteOn
 
 // outputTests are the filter's cases: what the child writes, what reaches
 // the terminal, the child's bracketed paste mode at the end, the resets

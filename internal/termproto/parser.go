@@ -37,6 +37,13 @@ const (
 	EndMarker   = "\x1b[201~"
 )
 
+// DEC private mode 2004 set and reset: what turns bracketed paste on and
+// off at the terminal.
+const (
+	PasteOn  = "\x1b[?2004h"
+	PasteOff = "\x1b[?2004l"
+)
+
 const (
 	esc = 0x1b
 

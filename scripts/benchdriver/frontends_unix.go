@@ -32,8 +32,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/capture"
 	"golang.org/x/sys/unix"
+
+	"github.com/pbwrap/pbwrap/internal/capture"
 )
 
 // silentSuffix names the variants of pbwrap in a terminal that answers

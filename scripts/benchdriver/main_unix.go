@@ -44,9 +44,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pbwrap/pbwrap/internal/ptyio"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/pbwrap/pbwrap/internal/ptyio"
+	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 func main() {
@@ -270,7 +272,7 @@ func measurePaste(self string, vs []variant, mb, runs int) ([]pasteResult, error
 	res := make([]pasteResult, len(vs))
 	line := []byte(strings.Repeat("x", 79) + "\r")
 	body := bytes.Repeat(line, (mb<<20)/len(line))
-	paste := append(append([]byte("\x1b[200~"), body...), "\x1b[201~"...)
+	paste := append(append([]byte(termproto.StartMarker), body...), termproto.EndMarker...)
 	root, err := os.MkdirTemp("", "pbwrap-bench-root")
 	if err != nil {
 		return nil, err
@@ -373,16 +375,7 @@ func exitPeakRSS(goos string, st *os.ProcessState) int {
 	if !ok {
 		return 0
 	}
-	return maxRSSKiB(goos, int64(ru.Maxrss))
-}
-
-// maxRSSKiB converts a ru_maxrss of the system goos to KiB: macOS counts
-// it in bytes, Linux and FreeBSD in KiB.
-func maxRSSKiB(goos string, maxrss int64) int {
-	if goos == "darwin" {
-		return int(maxrss / 1024)
-	}
-	return int(maxrss)
+	return ptyio.MaxRSSKiB(goos, int64(ru.Maxrss))
 }
 
 func reportPaste(vs []variant, res []pasteResult, mb int) {
@@ -785,7 +778,7 @@ func childMain(mode string, args []string) int {
 		for {
 			n, err := os.Stdin.Read(buf)
 			tail = append(tail, buf[:n]...)
-			if bytes.Contains(tail, []byte("\x1b[201~")) || bytes.HasSuffix(bytes.TrimSpace(tail), []byte("]")) {
+			if bytes.Contains(tail, []byte(termproto.EndMarker)) || bytes.HasSuffix(bytes.TrimSpace(tail), []byte("]")) {
 				os.Stdout.WriteString("DONE")
 				tail = tail[:0]
 			}

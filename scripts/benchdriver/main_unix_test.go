@@ -26,20 +26,3 @@ func TestScriptArgv(t *testing.T) {
 		}
 	}
 }
-
-// ru_maxrss is in bytes on macOS, in KiB on Linux and FreeBSD.
-func TestMaxRSSKiB(t *testing.T) {
-	for _, tc := range []struct {
-		goos   string
-		maxrss int64
-		want   int
-	}{
-		{"darwin", 25 << 20, 25 << 10},
-		{"linux", 25 << 10, 25 << 10},
-		{"freebsd", 25 << 10, 25 << 10},
-	} {
-		if got := maxRSSKiB(tc.goos, tc.maxrss); got != tc.want {
-			t.Errorf("%s: maxRSSKiB(%d) = %d, want %d", tc.goos, tc.maxrss, got, tc.want)
-		}
-	}
-}
