@@ -402,3 +402,48 @@ func headingAnchor(h string) string {
 	}
 	return b.String()
 }
+
+// doc/internals.md lists every package of the module, each once, between
+// its packages markers, and no package that is not there: a newcomer's map
+// that cannot fall behind the tree.
+func TestDocsPackages(t *testing.T) {
+	text, err := os.ReadFile("../../doc/internals.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(text), "<!-- packages:begin -->\n")
+	if table, _, ok = strings.Cut(table, "<!-- packages:end -->"); !ok {
+		t.Fatal("doc/internals.md: no <!-- packages:begin --> ... <!-- packages:end --> block")
+	}
+	listed := map[string]int{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(table, -1) {
+		listed[m[1]]++
+	}
+	var dirs []string
+	err = filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".go"):
+			dir, _ := filepath.Rel("../..", filepath.Dir(p))
+			if !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		if listed[dir] != 1 {
+			t.Errorf("doc/internals.md lists package %s %d times, want once", dir, listed[dir])
+		}
+		delete(listed, dir)
+	}
+	for name := range listed {
+		t.Errorf("doc/internals.md lists %s, which is no package of the module", name)
+	}
+}
