@@ -13,8 +13,8 @@ import (
 // Every agent in the registry is whole: a name the command is found by, a
 // title, what it reads; an agent with a hook has a hook that installs,
 // is found again, expands a reference in each of its tools' fields, and
-// comes out without a trace; the end-to-end suite can start every agent
-// with a hook.
+// comes out without a trace; the end-to-end suite starts every agent, or
+// says why it cannot.
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, a := range All() {
@@ -22,6 +22,9 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%q: a name (unique), a title and what it reads, please", a.Name)
 		}
 		seen[a.Name] = true
+		if (a.E2E.Ready == "") == (a.E2E.Unavailable == "") {
+			t.Errorf("%s: the end-to-end suite needs how to start it (E2E.Ready), or why it cannot (E2E.Unavailable)", a.Name)
+		}
 		if forCommand("/usr/local/bin/"+a.Name) != a {
 			t.Errorf("%s: not found by its command", a.Name)
 		}
@@ -45,9 +48,6 @@ func checkHook(t *testing.T, a *Agent) {
 	}
 	if h.Extension == nil && (h.Timeout <= 0 || h.TimeoutUnit == "" || h.Protocol.Event == "") {
 		t.Fatalf("a hook in settings needs an event and a timeout: %+v", h)
-	}
-	if (a.E2E.Ready == "") == (a.E2E.Unavailable == "") {
-		t.Error("the end-to-end suite needs how to start it (E2E.Ready), or why it cannot (E2E.Unavailable)")
 	}
 	snippet := h.Snippet("/opt/my bin/pbwrap")
 	commands, err := h.commands(snippet)
