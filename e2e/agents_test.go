@@ -105,6 +105,9 @@ type agentCase struct {
 	// pasteMark is what carries a large paste natively instead of its
 	// text, for an agent that saves pastes itself; "" for the text.
 	pasteMark string
+	// pasteAttached: the agent sends a large paste after what was typed
+	// (agent.E2E.PasteAttached).
+	pasteAttached bool
 	// noted: pbwrap has a start note for the agent (agent.StartNote),
 	// which may announce notedQuestions, questions it asks because of
 	// pbwrap until pbwrap setup has run.

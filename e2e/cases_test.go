@@ -20,7 +20,7 @@ var agentCases = func() []agentCase {
 		if e.Ready == "" {
 			continue // No offline start here (agent.E2E.Unavailable says why).
 		}
-		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil, pasteMark: e.PasteMark,
+		c := agentCase{name: a.Name, ready: e.Ready, prompts: e.Prompts, hook: a.Hook != nil, pasteMark: e.PasteMark, pasteAttached: e.PasteAttached,
 			refuses: a.Hook != nil && a.Hook.Protocol.Approves,
 			noted:   a.Note != nil, patchDropsLastNewline: e.PatchDropsLastNewline}
 		for _, q := range e.Questions {

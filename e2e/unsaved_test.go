@@ -19,7 +19,8 @@ import (
 // model whole, as it would natively, and the note that says it was not
 // saved must show in the agent's input right after the paste (not hidden
 // under the agent's screen, not folded into its placeholder), and reach
-// the model after the paste when sent as it is.
+// the model after the paste when sent as it is (before it, for an agent
+// that attaches a large paste after what was typed: Crush).
 func TestUnsavedPaste(t *testing.T) {
 	if prefix == "" {
 		t.Skip("opt-in: scripts/e2e-agents installs the agents and sets PBWRAP_E2E_PREFIX")
@@ -59,13 +60,22 @@ func TestUnsavedPaste(t *testing.T) {
 			if !wait(60*time.Second, func() bool { text = userText(srv.requests(), sentinel); return text != "" }) {
 				t.Fatalf("no request carried the paste")
 			}
+			// Line ends as the agent sends them: the terminal's CR (Cline), or LF.
+			lf := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+			where := "the note last"
 			switch {
+			case !strings.Contains(lf, strings.TrimSpace(pasteText())):
+				t.Errorf("the user message does not carry the paste whole: %d bytes, its end is %q", len(text), text[max(0, len(text)-200):])
+			case a.pasteAttached:
+				// The paste goes after what was typed, the note with it.
+				where = "the note, then the paste attached"
+				if i := strings.Index(text, note); i < 0 || i > strings.Index(text, sentinel) {
+					t.Errorf("the user message does not carry the note before the paste it attaches: its start is %q", text[:min(len(text), 300)])
+				}
 			case !strings.HasSuffix(strings.TrimSpace(text), note) || strings.Index(text, note) < strings.Index(text, sentinel):
 				t.Errorf("the user message does not end with the note, after the paste: its end is %q", text[max(0, len(text)-200):])
-			case !strings.Contains(text, strings.TrimSpace(pasteText())):
-				t.Errorf("the user message does not carry the paste whole")
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | `%s` | %d bytes, the note last |", a.name, agentVersion(t, a.name), strings.TrimSpace(line), len(text)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | `%s` | %d bytes, %s |", a.name, agentVersion(t, a.name), strings.TrimSpace(line), len(text), where))
 		})
 	}
 	t.Cleanup(func() {

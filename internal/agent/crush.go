@@ -48,9 +48,10 @@ var crush = &Agent{
 		},
 		// Its input's placeholder changes from start to start, and in YOLO
 		// mode; its help line does not.
-		WriteArgs: []string{"--yolo"},
-		Ready:     "ctrl+c quit",
-		Prompts:   []string{"Permission Required", "Allow for Session"},
+		WriteArgs:     []string{"--yolo"},
+		Ready:         "ctrl+c quit",
+		PasteAttached: true,
+		Prompts:       []string{"Permission Required", "Allow for Session"},
 	},
 }
 

@@ -29,6 +29,11 @@ type E2E struct {
 	// a mention of it (Copilot CLI's "<pasted_content file="); "" for an
 	// agent that sends the paste's text.
 	PasteMark string
+	// PasteAttached: the agent sends a large paste as an attachment after
+	// what was typed (Crush, past 10 lines), so text typed after the
+	// paste, such as pbwrap's note that it was not saved, reaches the
+	// model before the paste.
+	PasteAttached bool
 	// Prompts are texts of the agent's permission prompts: none may show
 	// while it reads a saved paste.
 	Prompts []string

@@ -467,7 +467,7 @@ func TestBurstStoreFails(t *testing.T) {
 		b.root = filepath.Join(file, "root")
 		body := lines(300, "\r")
 		b.readChunks(body, 50, 5*time.Millisecond)
-		b.wait(termproto.BurstGap)
+		b.wait(termproto.BurstGap + NoteGap)
 		if got, want := b.child.String(), bracket(mode, body)+bracket(mode, UnsavedNote("a part of the root's path is not a directory")); got != want {
 			t.Errorf("mode %v: child got %d bytes, want the %d pasted and the note: %q", mode, len(got), len(want), tail(got))
 		}

@@ -205,8 +205,9 @@ type Input struct {
 
 	clip *clip // kitty's clipboard replies and paste events (see ImageMode)
 
-	gone    bool       // the child has ended
-	mu      sync.Mutex // guards orphans
+	gone    bool        // the child has ended
+	note    pendingNote // the unsaved note waiting for a pause, to an unbracketed child (see noteUnsaved)
+	mu      sync.Mutex  // guards orphans
 	orphans []Orphan
 }
 
@@ -423,6 +424,9 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	if in.burst != nil {
 		in.burst.Flush(now)
 	}
+	if in.note.owed(now) {
+		in.typeNote()
+	}
 	return in.deadline(), in.end()
 }
 
@@ -435,17 +439,22 @@ func (in *Input) Close(w io.Writer) error {
 	if in.burst != nil {
 		in.burst.End()
 	}
+	if !in.note.due.IsZero() {
+		in.typeNote()
+	}
 	return in.end()
 }
 
 // deadline is when Flush is owed: the earliest of the parser's, the
-// burst detector's, the answers' hold and, while the terminal has not
-// said, AnswerWait after the question; zero for none.
+// burst detector's, the answers' hold, the unsaved note's pause and,
+// while the terminal has not said, AnswerWait after the question; zero
+// for none.
 func (in *Input) deadline() time.Time {
 	d := earliest(in.parser.Deadline(), in.clip.deadline())
 	if in.burst != nil {
 		d = earliest(d, in.burst.Deadline())
 	}
+	d = earliest(d, in.note.due)
 	if !in.askedAt.IsZero() {
 		d = earliest(d, in.replies.Deadline())
 		if in.waiting() {

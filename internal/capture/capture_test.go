@@ -105,6 +105,27 @@ func (r *rig) feed(in string, size int) {
 	}
 }
 
+// pause lets d pass with no input, as the relay would: Flush at every
+// deadline that falls within it, then at its end.
+func (r *rig) pause(d time.Duration) {
+	r.t.Helper()
+	until := r.now.Add(d)
+	for {
+		due, err := r.in.Flush(&r.child, r.now)
+		if err != nil {
+			r.t.Fatalf("Flush: %v", err)
+		}
+		if due.IsZero() || due.After(until) {
+			break
+		}
+		r.now = due
+	}
+	r.now = until
+	if _, err := r.in.Flush(&r.child, r.now); err != nil {
+		r.t.Fatalf("Flush: %v", err)
+	}
+}
+
 func (r *rig) manifest() *store.Manifest {
 	r.t.Helper()
 	if r.sess == nil {
@@ -343,6 +364,10 @@ func TestRootUnderFileFallsBack(t *testing.T) {
 	r.root = filepath.Join(file, "root")
 	body := strings.Repeat("é", 10000)
 	r.feed(start+body+end, 333)
+	if got, want := r.child.String(), body; got != want {
+		t.Errorf("child got %d bytes, want the %d pasted and no note before NoteGap: %q", len(got), len(want), tail(got))
+	}
+	r.pause(NoteGap)
 	if got, want := r.child.String(), body+UnsavedNote("a part of the root's path is not a directory"); got != want {
 		t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), tail(got))
 	}
@@ -487,3 +512,39 @@ func TestChildEndsMidPasteOrphans(t *testing.T) {
 
 // tail is the end of what the child got, for a message.
 func tail(s string) string { return s[max(0, len(s)-160):] }
+
+// Where the child has bracketed paste off, the note that a paste was not
+// saved waits NoteGap after the paste, so that an agent that tells pastes
+// by time (Continue's cn) does not take it for more of the paste; Close
+// types a note still waiting.
+func TestUnsavedNoteWaitsForPause(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note := UnsavedNote("a part of the root's path is not a directory")
+	body := lines(400, "\r")
+	for _, closed := range []bool{false, true} {
+		r := newRig(t, Config{})
+		r.root = filepath.Join(file, "root")
+		r.feed(start+body+end, 4096)
+		r.pause(NoteGap - time.Millisecond)
+		if got := r.child.String(); got != body {
+			t.Fatalf("before NoteGap: child got %d bytes, want the %d pasted alone: %q", len(got), len(body), tail(got))
+		}
+		if closed {
+			if err := r.in.Close(&r.child); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			r.pause(time.Millisecond)
+		}
+		if got, want := r.child.String(), body+note; got != want {
+			t.Errorf("closed %v: child got %q at the end, want the paste, then the note", closed, tail(got))
+		}
+		r.pause(time.Hour)
+		if n := strings.Count(r.child.String(), note); n != 1 {
+			t.Errorf("closed %v: the note was typed %d times", closed, n)
+		}
+	}
+}

@@ -44,8 +44,9 @@ func TestWriteFailureMidPasteReplaysExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		signal.Reset(syscall.SIGXFSZ)
+		r.pause(NoteGap)
 		note := UnsavedNote("file too large")
-		want := "<" + body + note + ">"
+		want := "<" + body + ">" + note // The note waits for a pause; the key does not.
 		if mode {
 			want = "<" + start + body + end + start + note + end + ">"
 		}
