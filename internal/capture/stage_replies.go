@@ -99,6 +99,16 @@ func (r *repliesStage) flush(now time.Time) {
 	r.in.notify(answersHeard, now)
 }
 
+// close takes nothing more: the input has ended, and no answer comes. A
+// held prefix passes on, with the time it was read.
+func (r *repliesStage) close() {
+	r.arm()
+	at := r.replies.HeldSince()
+	if held := r.replies.Stop(); len(held) > 0 {
+		r.next.input(held, at)
+	}
+}
+
 // deadline is the held prefix's and, while the answers may still come,
 // AnswerWait after the question.
 func (r *repliesStage) deadline() time.Time {

@@ -59,6 +59,7 @@ func TestRepliesStage(t *testing.T) {
 			before:    []string{`input@0s "a"`},
 			deadlines: []time.Duration{2*time.Millisecond + termproto.EscHold, AnswerWait},
 			after:     []string{`input@0s "a"`, `input@2ms "\x1b[?6"`},
+			closed:    []string{`input@0s "a"`, `input@2ms "\x1b[?6"`},
 		},
 		{
 			name:   "pastes from before pass through",
@@ -99,4 +100,20 @@ func TestRepliesStageUnasked(t *testing.T) {
 		return newStageRig(t, Config{Burst: BurstAuto}, func(in *Input) stage { return in.replies })
 	}
 	stageCase{name: "unasked", in: "\x1b[?2004;1$y\x1b[?62c", before: []string{`input@0s "\x1b[?2004;1$y\x1b[?62c"`}}.run(t, rig)
+}
+
+// What may begin an answer, at the end of the input, reaches the child:
+// the replies stage once dropped it at Close.
+func TestCloseKeepsWhatMayBeAnAnswer(t *testing.T) {
+	for _, in := range []string{"a\x1b", "a\x1b[", "a\x1b[?", "a\x1b[?2004;"} {
+		r := newRig(t, Config{Burst: BurstAuto})
+		r.in.Ask(r.now)
+		r.feed(in, 0)
+		if err := r.in.Close(&r.child); err != nil {
+			t.Fatal(err)
+		}
+		if r.child.String() != in {
+			t.Errorf("%q, closed: the child has %q", in, r.child.String())
+		}
+	}
 }
