@@ -139,9 +139,9 @@ func (r *repliesStage) waiting() bool {
 }
 
 // timeout takes the terminal for silent once AnswerWait has passed
-// without the DA1 answer.
+// without the DA1 answer, whatever was asked.
 func (r *repliesStage) timeout(now time.Time) {
-	if r.in.cfg.Burst == BurstAuto && !r.replies.Done() && r.answerWaited(now) {
+	if !r.replies.Done() && r.answerWaited(now) {
 		r.silent = true
 	}
 }

@@ -117,3 +117,27 @@ func TestCloseKeepsWhatMayBeAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A terminal that does not answer is waited for AnswerWait, whatever Ask
+// asked: asked about paste events alone (--image auto, --burst off or
+// on), the replies stage once waited for ever, owing a flush at
+// AnswerWait again and again, and Pending never ended.
+func TestSilentTerminalWaitedForAnswerWait(t *testing.T) {
+	for _, burst := range []BurstMode{BurstOff, BurstOn, BurstAuto} {
+		r := newRig(t, Config{Burst: burst, Image: ImageAuto})
+		asked := r.now
+		if q := r.in.Ask(asked); q == nil {
+			t.Fatalf("burst %v: Ask asked nothing", burst)
+		}
+		if d := r.in.deadline(); !d.Equal(asked.Add(AnswerWait)) {
+			t.Fatalf("burst %v: deadline %v after the question, want AnswerWait", burst, d.Sub(asked))
+		}
+		d, err := r.in.Flush(&r.child, asked.Add(AnswerWait))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.IsZero() || r.in.Pending() {
+			t.Errorf("burst %v: after AnswerWait, deadline %v after the question, pending %v; want none", burst, d.Sub(asked), r.in.Pending())
+		}
+	}
+}
