@@ -8,8 +8,11 @@
 // on the path back; both have the method set of ptyproxy.Filter. Output
 // tells Input whether the child has bracketed paste (mode 2004) on.
 //
-// Where the terminal does not bracket pastes, Input can take a large paste
-// by what each read brings, and never holds a key for it (see BurstMode).
+// Input's input side is one chain of stages, listed once in NewInput
+// (see stage.go), each a file of its own: kitty's paste events, the
+// terminal's answers, the paste markers, and, where the terminal does not
+// bracket pastes, the burst detector, which takes a large paste by what
+// each read brings, and never holds a key for it (see BurstMode).
 package capture
 
 import (
