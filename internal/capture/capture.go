@@ -190,8 +190,11 @@ type Input struct {
 
 	// stages is the input side, in order (see NewInput); the stages the
 	// others ask something of are named too.
-	stages  []stage
-	clip    *clip // kitty's clipboard replies and paste events (see ImageMode)
+	stages  []stage     // all of them: the notices go to every one
+	first   sink        // the first stage that is not bypassed, or Input (see relink)
+	active  []stage     // the stages that are not bypassed, in order
+	doers   []doneStage // ... and of those the ones that hear when Filter is done
+	clip    *clip       // kitty's clipboard replies and paste events (see ImageMode)
 	replies *repliesStage
 	markers *markersStage
 	burst   *burstStage
@@ -253,16 +256,17 @@ func NewInput(cfg Config) *Input {
 		// paste (off unless Input looks for them, see Looks).
 		in.burst,
 	}
-	chain(in.stages, in)
+	in.relink()
 	return in
 }
 
 // Filter passes the user's input p on to the child w, through the
-// stages; then each stage hears that the call's work is done (stage.done).
+// stages; then the stages that ask hear that the call's work is done
+// (doneStage).
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
-	in.stages[0].input(p, now)
-	for _, s := range in.stages {
+	in.first.input(p, now)
+	for _, s := range in.doers {
 		s.done(in.clock)
 	}
 	return in.deadline(), in.end()
@@ -273,7 +277,7 @@ func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error)
 // terminal's silence is taken for an answer.
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
-	for _, s := range in.stages {
+	for _, s := range in.active {
 		s.flush(now)
 	}
 	return in.deadline(), in.end()
@@ -283,18 +287,20 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 // burst ends.
 func (in *Input) Close(w io.Writer) error {
 	in.begin(w, time.Now())
-	for _, s := range in.stages {
+	for _, s := range in.active {
 		s.close()
 	}
 	return in.end()
 }
 
 // deadline is when Flush is owed: the earliest of the stages'; zero for
-// none.
+// none. A bypassed stage owes none.
 func (in *Input) deadline() time.Time {
 	var d time.Time
-	for _, s := range in.stages {
-		d = earliest(d, s.deadline())
+	for _, s := range in.active {
+		if sd := s.deadline(); !sd.IsZero() && (d.IsZero() || sd.Before(d)) {
+			d = sd
+		}
 	}
 	return d
 }
@@ -313,7 +319,7 @@ func (in *Input) CommandEnded() {
 // a paste or a burst, or of what may start one, or the terminal's answers
 // to Ask may still come.
 func (in *Input) Pending() bool {
-	for _, s := range in.stages {
+	for _, s := range in.active {
 		if s.pending() {
 			return true
 		}

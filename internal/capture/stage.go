@@ -1,6 +1,9 @@
 package capture
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The input side is one chain of stages, declared once in NewInput
 // (Input.stages). What the terminal sends goes in at the first stage;
@@ -16,8 +19,13 @@ import "time"
 // the parsers of internal/termproto or internal/kittyclip (which have no
 // clock): it holds what it cannot decide yet, says when it is owed a
 // flush, and gives the same output at any split of its input. A stage
-// that is off (the burst detector, while Input does not look for unmarked
-// pastes, see Looks) stays in the list and passes everything on.
+// that has nothing to do for now (bypassed: the burst detector while
+// Input does not look for unmarked pastes, see Looks; the replies once
+// the terminal has answered, or when nothing is asked) holds nothing and
+// owes nothing: it stays in the list and hears the notices, but is out of
+// the path of the input (the stage before it passes on to the one after)
+// and of the flushes, so that a key pays for no stage that has nothing to
+// do with it. A stage that turns bypassed or back tells Input (relink).
 //
 // Input flows with the time it was read: a byte a stage held and passes
 // on at a flush goes on with the time it was read, not the flush's, so
@@ -54,15 +62,25 @@ type stage interface {
 	// something for the stage: held input, an open paste, an answer
 	// still to come (see Input.Pending).
 	pending() bool
-	// done says that Filter's work on a read is over, at clock(), which a
-	// stage reads only if it needs to: a stage that counts the
-	// terminal's pauses learns that what came meanwhile waited to be
-	// read (termproto.Burst.Busy).
-	done(clock func() time.Time)
 	// heard takes a notice from another stage (see notice).
 	heard(n notice, now time.Time)
+	// bypassed reports whether the stage has nothing to do for now: it
+	// holds nothing, owes no flush, and what it would be passed goes to
+	// the stage after it; only notices reach it. A stage whose answer
+	// changes calls Input.relink.
+	bypassed() bool
 	// setNext sets what the stage passes on to.
 	setNext(next sink)
+}
+
+// A doneStage is a stage that hears when Filter's work on a read is over,
+// at clock(), which it reads only if it needs to: a stage that counts the
+// terminal's pauses learns that what came meanwhile waited to be read
+// (termproto.Burst.Busy). relink finds the stages that are one
+// (Input.doers), so that a key pays for no call to the others.
+type doneStage interface {
+	stage
+	done(clock func() time.Time)
 }
 
 // pasteKind is where a paste was found.
@@ -87,6 +105,10 @@ const (
 	// pasteSilent: a marked paste ended at its silence, without its end
 	// marker (markersStage).
 	pasteSilent
+	// marksPastes: a marked paste starts (markersStage), before the
+	// stages after hear its start: the terminal marks its pastes, which
+	// a bypassed stage learns too.
+	marksPastes
 )
 
 // notify gives n to every stage.
@@ -111,16 +133,30 @@ func (l *link) flush(time.Time)              {}
 func (l *link) close()                       {}
 func (l *link) deadline() time.Time          { return time.Time{} }
 func (l *link) pending() bool                { return false }
-func (l *link) done(func() time.Time)        {}
 func (l *link) heard(notice, time.Time)      {}
+func (l *link) bypassed() bool               { return false }
 
-// chain links the stages in order, the last to end.
-func chain(stages []stage, end sink) {
-	for i, s := range stages {
-		if i+1 < len(stages) {
-			s.setNext(stages[i+1])
-		} else {
-			s.setNext(end)
+// relink links the stages in order, each to the next one that is not
+// bypassed, the last to Input, the paste policy; Filter's input goes to
+// the first that is not (Input.first), and Flush, Close, Pending and the
+// deadline ask those (Input.active, made anew: relink may come in the
+// middle of a loop over the old one).
+func (in *Input) relink() {
+	var next sink = in
+	active := make([]stage, 0, len(in.stages))
+	for i := len(in.stages) - 1; i >= 0; i-- {
+		s := in.stages[i]
+		s.setNext(next)
+		if !s.bypassed() {
+			next = s
+			active = append(active, s)
+		}
+	}
+	slices.Reverse(active)
+	in.first, in.active, in.doers = next, active, nil
+	for _, s := range active {
+		if d, ok := s.(doneStage); ok {
+			in.doers = append(in.doers, d)
 		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 // as they are read, and such pastes (pasteBurst). It is on or off as
 // Looks says, from the --burst mode, the front end (Config.Marks) and what
 // the terminal has said (answer): it follows the terminal's answers to
-// Ask (answersHeard) and turns off at the first marked paste; while off it
-// passes everything on. A paste another stage found ends the burst under
+// Ask (answersHeard) and turns off at the first marked paste
+// (marksPastes); while off it is bypassed. A paste another stage found ends the burst under
 // way first: what it held goes on before the paste.
 type burstStage struct {
 	link
@@ -42,9 +42,11 @@ func (b *burstStage) decide() {
 	switch look, why := Looks(b.in.cfg.Burst, b.in.cfg.Marks, b.answer); {
 	case look && b.burst == nil:
 		b.look()
+		b.in.relink()
 		b.in.cfg.Debugf("paste: %s: looking for large unmarked pastes (keys and lines pass as they are read)", why)
 	case !look && b.burst != nil:
 		b.stopLooking()
+		b.in.relink()
 		b.in.cfg.Debugf("paste: %s: unmarked input is typing from now on", why)
 	}
 }
@@ -84,14 +86,9 @@ func (b *burstStage) input(p []byte, at time.Time) {
 	b.at = time.Time{}
 }
 
-// pasteStart ends the burst under way. A marked paste says more than any
-// answer: this terminal marks its pastes (AnswerMarks).
+// pasteStart ends the burst under way.
 func (b *burstStage) pasteStart(k pasteKind) {
 	b.end()
-	if k == pasteMarked && b.answer != AnswerMarks {
-		b.answer = AnswerMarks
-		b.decide()
-	}
 	b.next.pasteStart(k)
 }
 
@@ -128,11 +125,20 @@ func (b *burstStage) done(clock func() time.Time) {
 	}
 }
 
+// heard: the answers to Ask decide; a marked paste says more than any
+// answer: this terminal marks its pastes (AnswerMarks).
 func (b *burstStage) heard(n notice, now time.Time) {
-	if n == answersHeard {
+	switch {
+	case n == answersHeard:
 		b.answers(now)
+	case n == marksPastes && b.answer != AnswerMarks:
+		b.answer = AnswerMarks
+		b.decide()
 	}
 }
+
+// bypassed: while off, the stage has nothing to do with the input.
+func (b *burstStage) bypassed() bool { return b.burst == nil }
 
 // answers takes, with BurstAuto, what the terminal has answered by now
 // (Input.replies), and decides by Looks: a DECRQM answer counts (a late

@@ -92,10 +92,10 @@ func TestBurstStage(t *testing.T) {
 func TestBurstStageBusy(t *testing.T) {
 	r := newStageRig(t, Config{Burst: BurstOn, MinBytes: 8, MinLines: 3}, func(in *Input) stage { return in.burst })
 	r.write("a", 0)
-	r.s.done(func() time.Time { t.Fatal("done read the clock with nothing held"); return time.Time{} })
+	r.in.burst.done(func() time.Time { t.Fatal("done read the clock with nothing held"); return time.Time{} })
 	r.write("«+5ms»x\ny", 0)
 	busy := 50 * time.Millisecond
-	r.s.done(func() time.Time { return stageT0.Add(busy) })
+	r.in.burst.done(func() time.Time { return stageT0.Add(busy) })
 	if d, want := r.s.deadline(), stageT0.Add(busy+termproto.BurstGap); !d.Equal(want) {
 		t.Errorf("deadline %v after the work, want the gap after it", d.Sub(stageT0.Add(busy)))
 	}
@@ -122,7 +122,8 @@ func TestBurstStageDecides(t *testing.T) {
 		{name: "DA1 alone", answers: "\x1b[?62c", on: true},
 		{name: "silent, before AnswerWait", answers: "-", at: AnswerWait - time.Nanosecond, on: false},
 		{name: "silent at AnswerWait", answers: "-", at: AnswerWait, on: true},
-		{name: "a marked paste turns it off", answers: "\x1b[?2004;2$y", then: "«start marked»", on: false},
+		{name: "a marked paste turns it off", answers: "\x1b[?2004;2$y", then: "«marked»", on: false},
+		{name: "its start alone does not", answers: "\x1b[?2004;2$y", then: "«start marked»", on: true},
 		{name: "clipboard text does not", answers: "\x1b[?2004;2$y", then: "«start clip»", on: true},
 		{name: "nor a burst", answers: "\x1b[?2004;2$y", then: "«start burst»", on: true},
 		{name: "a late answer decides", answers: "-", at: AnswerWait, late: "\x1b[?2004;1$y", on: false},

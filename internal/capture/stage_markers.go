@@ -11,7 +11,8 @@ import (
 // read (a marker prefix it held, with the time the hold began), and
 // marked pastes (pasteMarked) without their markers. A paste whose end
 // marker does not come ends at the silence (Config.Silence), and the
-// other stages hear it (pasteSilent).
+// other stages hear it (pasteSilent), as they hear that a marked paste
+// starts (marksPastes).
 type markersStage struct {
 	link
 	in     *Input
@@ -58,8 +59,12 @@ func (m *markersStage) pending() bool       { return m.parser.Unfinished() }
 // markerEvents is the parser's Sink.
 type markerEvents struct{ m *markersStage }
 
-func (e markerEvents) Typed(p []byte)     { e.m.next.input(p, e.m.at) }
-func (e markerEvents) PasteStart()        { e.m.next.pasteStart(pasteMarked) }
+func (e markerEvents) Typed(p []byte) { e.m.next.input(p, e.m.at) }
+func (e markerEvents) PasteStart() {
+	e.m.in.notify(marksPastes, e.m.in.now)
+	e.m.next.pasteStart(pasteMarked)
+}
+
 func (e markerEvents) PasteData(p []byte) { e.m.next.pasteData(p) }
 func (e markerEvents) PasteEnd()          { e.m.next.pasteEnd() }
 func (e markerEvents) StrayEnd()          { e.m.next.strayEnd() }

@@ -10,7 +10,8 @@ import (
 // The markers stage passes typed bytes on with the time they were read,
 // and marked pastes without their markers; a held marker prefix goes on
 // at EscHold as typed, with the time its hold began, a paste without its
-// end ends at the silence, and the stages hear it.
+// end ends at the silence, and the stages hear it, as they hear that a
+// marked paste starts.
 func TestMarkersStage(t *testing.T) {
 	const silence = 5 * time.Second
 	rig := func() *stageRig {
@@ -21,12 +22,12 @@ func TestMarkersStage(t *testing.T) {
 		{
 			name:   "a paste",
 			in:     "a" + start + "x\ny" + end + "b",
-			before: []string{`input@0s "a"`, "start marked", `data "x\ny"`, "end", `input@0s "b"`},
+			before: []string{`input@0s "a"`, "notice marksPastes@0s", "start marked", `data "x\ny"`, "end", `input@0s "b"`},
 		},
 		{
 			name:   "a start marker in a paste is data",
 			in:     start + "a" + start + "b" + end,
-			before: []string{"start marked", `data "a\x1b[200~b"`, "end"},
+			before: []string{"notice marksPastes@0s", "start marked", `data "a\x1b[200~b"`, "end"},
 		},
 		{
 			name:   "an end marker outside a paste",
@@ -57,10 +58,10 @@ func TestMarkersStage(t *testing.T) {
 		{
 			name:      "a paste without its end ends at the silence",
 			in:        start + "xy\x1b[20",
-			before:    []string{"start marked", `data "xy"`},
+			before:    []string{"notice marksPastes@0s", "start marked", `data "xy"`},
 			deadlines: []time.Duration{silence},
-			after:     []string{"start marked", `data "xy\x1b[20"`, "end", "notice pasteSilent@5s"},
-			closed:    []string{"start marked", `data "xy\x1b[20"`, "end"},
+			after:     []string{"notice marksPastes@0s", "start marked", `data "xy\x1b[20"`, "end", "notice pasteSilent@5s"},
+			closed:    []string{"notice marksPastes@0s", "start marked", `data "xy\x1b[20"`, "end"},
 		},
 		{
 			name:   "pastes from before pass through",

@@ -25,9 +25,17 @@ type repliesStage struct {
 	// blinkHeard: the answer for mode 12 has gone to Config.CursorBlink.
 	blinkHeard bool
 	pass       []byte // what Replies passes on, reused
+	never      bool   // Ask asks nothing, by the configuration
 }
 
-func newRepliesStage(in *Input) *repliesStage { return &repliesStage{in: in} }
+func newRepliesStage(in *Input) *repliesStage {
+	burst, image := in.cfg.asks()
+	return &repliesStage{in: in, never: !burst && !image}
+}
+
+// bypassed: Ask asks nothing, or the answers are over (DA1 answered, or
+// the stage closed): nothing more is taken out of the input.
+func (r *repliesStage) bypassed() bool { return r.never || r.replies.Done() }
 
 // Ask returns what to write to the terminal, at time now, to learn whether
 // it marks pastes (termproto.Question): with BurstAuto, once, when the
@@ -39,8 +47,7 @@ func newRepliesStage(in *Input) *repliesStage { return &repliesStage{in: in} }
 // With ImageAuto it asks too whether the terminal has paste events
 // (termproto.ClipQuestion), before the DA1 that fences the answers.
 func (in *Input) Ask(now time.Time) []byte {
-	burst := in.cfg.Burst == BurstAuto && in.cfg.Marks != MarksYes
-	image := in.cfg.Image == ImageAuto
+	burst, image := in.cfg.asks()
 	if !burst && !image || !in.replies.asked.CompareAndSwap(0, now.UnixNano()) {
 		return nil
 	}
@@ -52,6 +59,13 @@ func (in *Input) Ask(now time.Time) []byte {
 		return []byte(q + termproto.Question)
 	}
 	return []byte(q + da1Question)
+}
+
+// asks reports what Ask asks the terminal: whether it marks pastes (with
+// BurstAuto, where the front end has not said it does), and whether it
+// has paste events (with ImageAuto).
+func (c *Config) asks() (burst, image bool) {
+	return c.Burst == BurstAuto && c.Marks != MarksYes, c.Image == ImageAuto
 }
 
 // da1Question asks for primary device attributes (DA1), which every
@@ -74,6 +88,9 @@ func (r *repliesStage) input(p []byte, at time.Time) {
 	r.arm()
 	if !r.replies.Done() && !r.askedAt.IsZero() {
 		r.pass, _ = r.replies.Write(r.pass[:0], p, at)
+		if r.replies.Done() {
+			r.in.relink() // The answers are over: out of the input's path.
+		}
 		r.timeout(at)
 		r.blink()
 		r.in.notify(answersHeard, at)
@@ -104,7 +121,9 @@ func (r *repliesStage) flush(now time.Time) {
 func (r *repliesStage) close() {
 	r.arm()
 	at := r.replies.HeldSince()
-	if held := r.replies.Stop(); len(held) > 0 {
+	held := r.replies.Stop()
+	r.in.relink()
+	if len(held) > 0 {
 		r.next.input(held, at)
 	}
 }

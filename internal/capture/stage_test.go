@@ -52,12 +52,15 @@ func (r *recorder) pasteData(p []byte)     { r.add("data", p) }
 func (r *recorder) pasteEnd()              { r.add("end", nil) }
 func (r *recorder) strayEnd()              { r.add("stray end", nil) }
 
-// heard records pasteSilent; answersHeard comes after every read while
-// the answers may come, so its count depends on the split: the replies
-// stage's test checks the answers instead.
+// heard records pasteSilent and marksPastes; answersHeard comes after
+// every read while the answers may come, so its count depends on the
+// split: the replies stage's test checks the answers instead.
 func (r *recorder) heard(n notice, now time.Time) {
-	if n == pasteSilent {
+	switch n {
+	case pasteSilent:
 		r.add(fmt.Sprintf("notice pasteSilent@%v", now.Sub(stageT0)), nil)
+	case marksPastes:
+		r.add(fmt.Sprintf("notice marksPastes@%v", now.Sub(stageT0)), nil)
 	}
 }
 
@@ -98,16 +101,16 @@ func newStageRig(t *testing.T, cfg Config, pick func(*Input) stage) *stageRig {
 	r.in.clock = func() time.Time { return r.at } // The work of each call takes no time.
 	r.in.SetTell(func(f func() []byte) { r.term.Write(f()) })
 	r.s = pick(r.in)
-	r.s.setNext(r.rec)
 	r.in.stages = []stage{r.s, r.rec}
+	r.in.relink()
 	return r
 }
 
 // write feeds the stage in, read at r.at: its bytes in reads of n (all
 // of a run at once if n is 0), and between «» what a stage before passes
 // on that is no input: «start marked» (or clip, or burst), «data TEXT»,
-// «end», «stray», the notices «silent» (pasteSilent) and «answers»
-// (answersHeard), and «+D», the next input read D later (a
+// «end», «stray», the notices «silent» (pasteSilent), «marked»
+// (marksPastes) and «answers» (answersHeard), and «+D», the next input read D later (a
 // time.ParseDuration), after Filter's work on the last is done.
 func (r *stageRig) write(in string, n int) {
 	r.in.begin(&r.child, r.at)
@@ -145,17 +148,26 @@ func (r *stageRig) event(event string) {
 		r.s.heard(pasteSilent, r.at)
 	case name == "answers":
 		r.s.heard(answersHeard, r.at)
+	case name == "marked":
+		r.s.heard(marksPastes, r.at)
 	case strings.HasPrefix(name, "+"):
 		d, err := time.ParseDuration(name[1:])
 		if err != nil {
 			r.t.Fatalf("«%s»: %v", event, err)
 		}
-		r.s.done(r.in.clock)
+		r.done()
 		r.in.end()
 		r.at = r.at.Add(d)
 		r.in.begin(&r.child, r.at)
 	default:
 		r.t.Fatalf("no event «%s»", event)
+	}
+}
+
+// done tells the stage, if it hears it, that Filter's work is done.
+func (r *stageRig) done() {
+	if d, ok := r.s.(doneStage); ok {
+		d.done(r.in.clock)
 	}
 }
 
@@ -210,7 +222,7 @@ func (c stageCase) run(t *testing.T, rig func() *stageRig) {
 	for _, n := range splits {
 		r := rig()
 		r.write(c.in, n)
-		r.s.done(r.in.clock)
+		r.done()
 		if got := r.rec.strings(); !slices.Equal(got, c.before) {
 			t.Errorf("%s, reads of %d: passed on\n\t%s\nwant\n\t%s", c.name, n, strings.Join(got, "\n\t"), strings.Join(c.before, "\n\t"))
 			continue
@@ -252,30 +264,89 @@ func (c stageCase) run(t *testing.T, rig func() *stageRig) {
 	}
 }
 
-// Each stage of the list passes on to the next, the last to the paste
-// policy.
-func TestStagesChained(t *testing.T) {
-	in := NewInput(Config{})
-	for i, s := range in.stages {
-		var next sink = in
-		if i+1 < len(in.stages) {
-			next = in.stages[i+1]
+// Each stage of the list passes on to the next that is not bypassed, the
+// last to the paste policy, and Filter's input goes to the first that is
+// not; a stage that turns on or off is linked in or out at once.
+func TestStagesLinked(t *testing.T) {
+	check := func(name string, in *Input, want ...stage) {
+		t.Helper()
+		var path []stage
+		for s := in.first; s != sink(in); {
+			st, ok := s.(stage)
+			if !ok || len(path) > len(in.stages) {
+				t.Fatalf("%s: the path goes to %T", name, s)
+			}
+			path = append(path, st)
+			s = nextOf(st)
 		}
-		var got sink
-		switch s := s.(type) {
-		case *clip:
-			got = s.next
-		case *repliesStage:
-			got = s.next
-		case *markersStage:
-			got = s.next
-		case *burstStage:
-			got = s.next
-		default:
-			t.Fatalf("stage %T: no such stage", s)
+		if !slices.Equal(path, want) {
+			t.Errorf("%s: the input goes through %s, want %s", name, stageNames(in, path), stageNames(in, want))
 		}
-		if got != next {
-			t.Errorf("stage %d (%T) passes on to %T, want %T", i, s, got, next)
+		for i, s := range in.stages {
+			var next sink = in
+			for _, t := range in.stages[i+1:] {
+				if !t.bypassed() {
+					next = t
+					break
+				}
+			}
+			if nextOf(s) != next {
+				t.Errorf("%s: %s passes on to %T, want %T", name, stageNames(in, []stage{s}), nextOf(s), next)
+			}
 		}
 	}
+	in := NewInput(Config{MinBytes: 8, MinLines: 3})
+	check("nothing asked, burst off", in, in.clip, in.markers)
+	in = NewInput(Config{MinBytes: 8, MinLines: 3, Burst: BurstAuto, Marks: MarksNo})
+	check("asking, looking", in, in.clip, in.replies, in.markers, in.burst)
+	in.Ask(stageT0)
+	var child bytes.Buffer
+	if _, err := in.Filter(&child, []byte("\x1b[?62c"), stageT0); err != nil {
+		t.Fatal(err)
+	}
+	check("answered, looking", in, in.clip, in.markers, in.burst)
+	if _, err := in.Filter(&child, []byte(start+"x"+end), stageT0); err != nil {
+		t.Fatal(err)
+	}
+	check("a marked paste", in, in.clip, in.markers)
+	in = NewInput(Config{MinBytes: 8, MinLines: 3, Burst: BurstOn})
+	if err := in.Close(&child); err != nil {
+		t.Fatal(err)
+	}
+	check("burst on, closed", in, in.clip, in.markers, in.burst)
+}
+
+// nextOf is what a stage passes on to.
+func nextOf(s stage) sink {
+	switch s := s.(type) {
+	case *clip:
+		return s.next
+	case *repliesStage:
+		return s.next
+	case *markersStage:
+		return s.next
+	case *burstStage:
+		return s.next
+	}
+	panic(fmt.Sprintf("no stage %T", s))
+}
+
+// stageNames names stages by their field in Input.
+func stageNames(in *Input, ss []stage) string {
+	var names []string
+	for _, s := range ss {
+		switch s {
+		case in.clip:
+			names = append(names, "clip")
+		case in.replies:
+			names = append(names, "replies")
+		case in.markers:
+			names = append(names, "markers")
+		case in.burst:
+			names = append(names, "burst")
+		default:
+			names = append(names, fmt.Sprintf("%T", s))
+		}
+	}
+	return strings.Join(names, ", ")
 }
