@@ -11,9 +11,9 @@ import (
 // own (a reply to pbwrap, a paste marker), and passes the rest on to the
 // next; the last passes on to the paste policy, Input itself (thresholds,
 // the store, the reference typed in a large paste's place). Filter,
-// Flush, Close, Pending and the deadline are loops over the list, so
-// adding a stage is one file, the stage (with its test), and one entry in
-// the list.
+// Flush, Close, Pending and the deadline are loops over the list (its
+// stages that are not bypassed, below), so adding a stage is one file,
+// the stage (with its test), and one entry in the list.
 //
 // Each stage is a small resumable state machine, an adapter around one of
 // the parsers of internal/termproto or internal/kittyclip (which have no
