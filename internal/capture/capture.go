@@ -8,8 +8,11 @@
 // on the path back; both have the method set of ptyproxy.Filter. Output
 // tells Input whether the child has bracketed paste (mode 2004) on.
 //
-// Where the terminal does not bracket pastes, Input can take a large paste
-// by what each read brings, and never holds a key for it (see BurstMode).
+// Input's input side is one chain of stages, listed once in NewInput
+// (see stage.go), each a file of its own: kitty's paste events, the
+// terminal's answers, the paste markers, and, where the terminal does not
+// bracket pastes, the burst detector, which takes a large paste by what
+// each read brings, and never holds a key for it (see BurstMode).
 package capture
 
 import (
@@ -22,7 +25,6 @@ import (
 	"io"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/store"
@@ -180,30 +182,27 @@ func (c *Config) isLarge(bytes, lines int64) bool {
 // Once the child has ended (CommandEnded), a paste still arriving is saved
 // whatever its size, and delivered nowhere: Orphans says where it went.
 type Input struct {
-	cfg    Config
-	parser *termproto.Parser
-	w      io.Writer // the child, during a call
-	now    time.Time // the time of the current call
-	err    error     // the first error writing to the child in this call
+	cfg   Config
+	w     io.Writer        // the child, during a call
+	now   time.Time        // the time of the current call
+	clock func() time.Time // when this call's work is done: time.Now but in tests
+	err   error            // the first error writing to the child in this call
 
-	burst   *termproto.Burst // nil while Input does not look for unmarked pastes
-	readAt  time.Time        // when the typed bytes being passed were read
-	clock   func() time.Time // when this call's work is done: time.Now but in tests
-	replies termproto.Replies
-	// blinkHeard: the answer for mode 12 has gone to Config.CursorBlink.
-	blinkHeard bool
-	asked      atomic.Int64 // Ask's time, in Unix nanoseconds, when it asked: set by Ask, from any goroutine
-	askedAt    time.Time    // that time, once the input side has seen it (see arm); zero before
-	answer     Answer       // what the terminal has said of marking pastes (see Looks)
-	silent     bool         // AnswerWait passed after the question with no DA1 answer
-	pass       []byte       // what Replies passes on, reused
+	// stages is the input side, in order (see NewInput); the stages the
+	// others ask something of are named too.
+	stages  []stage     // all of them: the notices go to every one
+	first   sink        // the first stage that is not bypassed, or Input (see relink)
+	active  []stage     // the stages that are not bypassed, in order
+	doers   []doneStage // ... and of those the ones that hear when Filter is done
+	clip    *clip       // kitty's clipboard replies and paste events (see ImageMode)
+	replies *repliesStage
+	markers *markersStage
+	burst   *burstStage
 
 	sess   *store.Session
 	paste  *paste
 	recent map[string]time.Time // sha256 of each saved text → when it was saved
 	scrap  []byte               // reused for normalized text
-
-	clip *clip // kitty's clipboard replies and paste events (see ImageMode)
 
 	gone    bool        // the child has ended
 	note    pendingNote // the unsaved note waiting for a pause, to an unbracketed child (see noteUnsaved)
@@ -235,164 +234,43 @@ func NewInput(cfg Config) *Input {
 		cfg.RepeatWindow = RepeatWindow
 	}
 	in := &Input{cfg: cfg, recent: make(map[string]time.Time), clock: time.Now}
-	in.parser = termproto.NewParser(in)
 	in.clip = newClip(in)
-	if cfg.Silence > 0 {
-		in.parser.SetSilence(cfg.Silence)
+	in.replies = newRepliesStage(in)
+	in.markers = newMarkersStage(in)
+	in.burst = newBurstStage(in)
+	// The input side: what the terminal sends goes through these stages,
+	// in this order, and then to the paste policy (Input's pasteStart,
+	// pasteData, pasteEnd). The order is each stage's need:
+	in.stages = []stage{
+		// kitty's OSC 5522 packets first: a paste event's packets carry
+		// what no later stage may see (a one-time password, the
+		// clipboard's text), and the keys typed while one is under way
+		// are held until it is over, before any stage looks at them.
+		in.clip,
+		// The terminal's answers to Ask next: they are no input, and
+		// must not be taken for keys, an Esc, or the start of a paste.
+		in.replies,
+		// The paste markers: what is between them is a paste, whatever
+		// it holds; what is outside is typed.
+		in.markers,
+		// Typed bytes last: a read that no one types is an unmarked
+		// paste (off unless Input looks for them, see Looks).
+		in.burst,
 	}
-	look, why := Looks(cfg.Burst, cfg.Marks, AnswerNone)
-	if look {
-		in.look()
-		cfg.Debugf("paste: %s: looking for large unmarked pastes (keys and lines pass as they are read)", why)
-	} else {
-		cfg.Debugf("paste: %s: unmarked input is typing", why)
-	}
+	in.relink()
 	return in
 }
 
-// decide looks for unmarked pastes, or stops, as Looks says now.
-func (in *Input) decide() {
-	switch look, why := Looks(in.cfg.Burst, in.cfg.Marks, in.answer); {
-	case look && in.burst == nil:
-		in.look()
-		in.cfg.Debugf("paste: %s: looking for large unmarked pastes (keys and lines pass as they are read)", why)
-	case !look && in.burst != nil:
-		in.stopLooking()
-		in.cfg.Debugf("paste: %s: unmarked input is typing from now on", why)
-	}
-}
-
-// look starts looking for unmarked pastes.
-func (in *Input) look() {
-	if in.burst == nil {
-		in.burst = termproto.NewBurst(burstEvents{in}, in.cfg.MinBytes, in.cfg.MinLines)
-		if in.cfg.BurstGap > 0 {
-			in.burst.SetGap(in.cfg.BurstGap)
-		}
-	}
-}
-
-// stopLooking stops looking for unmarked pastes: what is held goes on
-// first.
-func (in *Input) stopLooking() {
-	if in.burst != nil {
-		in.burst.End()
-		in.burst = nil
-	}
-}
-
-// Ask returns what to write to the terminal, at time now, to learn whether
-// it marks pastes (termproto.Question): with BurstAuto, once, when the
-// environment has not said; nil otherwise. Its answers are taken out of
-// the input, never passed to the child. The caller writes it once the
-// terminal is in raw mode. Unlike the other methods, Ask may be called
-// concurrently with them (from wherever the terminal is taken over).
-//
-// With ImageAuto it asks too whether the terminal has paste events
-// (termproto.ClipQuestion), before the DA1 that fences the answers.
-func (in *Input) Ask(now time.Time) []byte {
-	burst := in.cfg.Burst == BurstAuto && in.cfg.Marks != MarksYes
-	image := in.cfg.Image == ImageAuto
-	if !burst && !image || !in.asked.CompareAndSwap(0, now.UnixNano()) {
-		return nil
-	}
-	q := ""
-	if image {
-		q = termproto.ClipQuestion
-	}
-	if burst {
-		return []byte(q + termproto.Question)
-	}
-	return []byte(q + da1Question)
-}
-
-// da1Question asks for primary device attributes (DA1), which every
-// terminal answers, after any DECRQM answer: the fence of Ask's questions.
-const da1Question = "\x1b[c"
-
-// arm starts taking the answers once Ask has asked: the input side's own
-// state changes only in its own calls.
-func (in *Input) arm() {
-	if in.askedAt.IsZero() {
-		if n := in.asked.Load(); n != 0 {
-			in.askedAt = time.Unix(0, n)
-			in.replies.Ask()
-		}
-	}
-}
-
-// heard takes, with BurstAuto, what the terminal has answered by now, and
-// decides by Looks: a DECRQM answer counts (a late one too); DA1 without
-// it, or AnswerWait without either, means it does not say. A marked paste
-// has said more than any answer.
-func (in *Input) heard(now time.Time) {
-	if in.cfg.Burst != BurstAuto || in.askedAt.IsZero() {
-		return
-	}
-	was := in.answer
-	switch marks, known := in.replies.Marks(); {
-	case was == AnswerMarks:
-	case known && marks:
-		in.answer = AnswerMarks
-	case known:
-		in.answer = AnswerNoMarks
-	case was == AnswerNone && (in.replies.AnsweredDA1() || !now.Before(in.askedAt.Add(AnswerWait))):
-		in.answer = AnswerSilent
-	}
-	if in.answer != was {
-		in.cfg.Debugf("paste: asked whether it marks pastes, the terminal %v", in.answer)
-		in.decide()
-	}
-	if !in.replies.Done() && !now.Before(in.askedAt.Add(AnswerWait)) {
-		in.silent = true
-	}
-}
-
-// waiting reports whether the terminal's answers may still come: the
-// question was asked, DA1 has not been answered, and AnswerWait has not
-// passed. They must not reach what reads the terminal after pbwrap (the
-// user's shell), so the input is read on at the end until they come (see
-// Pending).
-func (in *Input) waiting() bool {
-	return !in.askedAt.IsZero() && !in.replies.Done() && !in.silent
-}
-
-// Filter passes the user's input p on to the child w. While a paste is
-// held or open, the burst detector learns when the call's work was done:
-// what came while it was busy was waiting, no pause of the terminal's (see
-// termproto.Burst.Busy).
+// Filter passes the user's input p on to the child w, through the
+// stages; then the stages that ask hear that the call's work is done
+// (doneStage).
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
-	in.arm()
-	if in.clip.scanning() {
-		in.clip.write(p, now) // What is no reply comes back to keys.
-	} else {
-		in.keys(p, now)
-	}
-	if in.burst != nil && in.burst.Pending() {
-		in.burst.Busy(in.clock())
+	in.first.input(p, now)
+	for _, s := range in.doers {
+		s.done(in.clock)
 	}
 	return in.deadline(), in.end()
-}
-
-// keys passes on input that is no OSC 5522 packet, read at time now: the
-// terminal's answers to Ask are taken out, the rest goes to the paste
-// parser.
-func (in *Input) keys(p []byte, now time.Time) {
-	if !in.replies.Done() && !in.askedAt.IsZero() {
-		in.pass, _ = in.replies.Write(in.pass[:0], p, now)
-		in.heard(now)
-		p = in.pass
-		if b := in.replies.Blink(); b != termproto.ModeUnanswered && !in.blinkHeard {
-			in.blinkHeard = true
-			if in.cfg.CursorBlink != nil {
-				in.cfg.CursorBlink(b)
-			}
-		}
-		in.clip.heard(now)
-	}
-	in.readAt = now
-	in.parser.Write(p, now)
 }
 
 // Flush lets time pass: a held lone ESC goes to the child, a paste whose
@@ -400,29 +278,8 @@ func (in *Input) keys(p []byte, now time.Time) {
 // terminal's silence is taken for an answer.
 func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 	in.begin(w, now)
-	in.arm()
-	in.clip.flush(now)
-	if !in.askedAt.IsZero() {
-		at := in.replies.HeldSince()
-		in.pass, _ = in.replies.Flush(in.pass[:0], now)
-		in.readAt = at
-		in.parser.Write(in.pass, at)
-		in.heard(now)
-		in.clip.heard(now)
-	}
-	// What the parser releases was read when its hold began.
-	if in.readAt = in.parser.HeldSince(); in.readAt.IsZero() {
-		in.readAt = now
-	}
-	if in.parser.InPaste() {
-		if in.parser.Flush(now); !in.parser.InPaste() {
-			in.clip.scanner.EndPaste() // Ended at the silence: what follows is looked into.
-		}
-	} else {
-		in.parser.Flush(now)
-	}
-	if in.burst != nil {
-		in.burst.Flush(now)
+	for _, s := range in.active {
+		s.flush(now)
 	}
 	if in.note.owed(now) {
 		in.typeNote()
@@ -434,10 +291,8 @@ func (in *Input) Flush(w io.Writer, now time.Time) (time.Time, error) {
 // burst ends.
 func (in *Input) Close(w io.Writer) error {
 	in.begin(w, time.Now())
-	in.clip.close()
-	in.parser.Close()
-	if in.burst != nil {
-		in.burst.End()
+	for _, s := range in.active {
+		s.close()
 	}
 	if !in.note.due.IsZero() {
 		in.typeNote()
@@ -445,44 +300,25 @@ func (in *Input) Close(w io.Writer) error {
 	return in.end()
 }
 
-// deadline is when Flush is owed: the earliest of the parser's, the
-// burst detector's, the answers' hold, the unsaved note's pause and,
-// while the terminal has not said, AnswerWait after the question; zero
-// for none.
+// deadline is when Flush is owed: the earliest of the stages' and the
+// unsaved note's pause (see noteUnsaved); zero for none. A bypassed stage
+// owes none.
 func (in *Input) deadline() time.Time {
-	d := earliest(in.parser.Deadline(), in.clip.deadline())
-	if in.burst != nil {
-		d = earliest(d, in.burst.Deadline())
-	}
-	d = earliest(d, in.note.due)
-	if !in.askedAt.IsZero() {
-		d = earliest(d, in.replies.Deadline())
-		if in.waiting() {
-			d = earliest(d, in.askedAt.Add(AnswerWait))
+	d := in.note.due
+	for _, s := range in.active {
+		if sd := s.deadline(); !sd.IsZero() && (d.IsZero() || sd.Before(d)) {
+			d = sd
 		}
 	}
 	return d
 }
 
-// earliest is the earlier of two deadlines, zero meaning none.
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || !b.IsZero() && b.Before(a) {
-		return b
-	}
-	return a
-}
-
-// inBurst reports whether input is held by the burst detector, or an
-// unmarked paste is open.
-func (in *Input) inBurst() bool { return in.burst != nil && in.burst.Pending() }
-
 // CommandEnded implements ptyproxy.Unfinished: the child has ended, and
 // nothing is written to it from now on. A paste still arriving is saved
 // whatever its size (see Orphans).
 func (in *Input) CommandEnded() {
-	in.arm()
 	in.gone = true
-	if in.parser.InPaste() || in.inBurst() {
+	if in.markers.parser.InPaste() || in.burst.pending() {
 		in.cfg.Logf("paste: the child ended during a paste; reading it to its end to save it")
 	}
 }
@@ -491,8 +327,12 @@ func (in *Input) CommandEnded() {
 // a paste or a burst, or of what may start one, or the terminal's answers
 // to Ask may still come.
 func (in *Input) Pending() bool {
-	in.arm()
-	return in.parser.Unfinished() || in.inBurst() || !in.replies.Deadline().IsZero() || in.waiting() || in.clip.busy()
+	for _, s := range in.active {
+		if s.pending() {
+			return true
+		}
+	}
+	return false
 }
 
 // Orphans returns the pastes that were still arriving when the child
@@ -503,9 +343,7 @@ func (in *Input) Orphans() []Orphan {
 	return slices.Clone(in.orphans)
 }
 
-func (in *Input) begin(w io.Writer, now time.Time) {
-	in.w, in.now, in.readAt, in.err = w, now, now, nil
-}
+func (in *Input) begin(w io.Writer, now time.Time) { in.w, in.now, in.err = w, now, nil }
 
 func (in *Input) end() error {
 	err := in.err
@@ -563,64 +401,27 @@ func (in *Input) deliver(body []byte) (bracketed bool) {
 	return bracketed
 }
 
-// Typed implements termproto.Sink: keystrokes go straight through, by
-// way of the burst detector when Input looks for unmarked pastes.
-func (in *Input) Typed(p []byte) {
-	if in.burst != nil {
-		in.burst.Write(p, in.readAt)
-		return
-	}
-	in.send(p)
-}
+// Input is the last sink of the input side (see NewInput), the paste
+// policy: what the stages pass on as typed goes to the child, a paste is
+// held to its end.
+func (in *Input) input(p []byte, _ time.Time) { in.send(p) }
 
-// StrayEnd implements termproto.Sink: the marker is dropped, and ends the
-// open burst.
-func (in *Input) StrayEnd() {
-	in.endBurst()
+// strayEnd: the marker is dropped.
+func (in *Input) strayEnd() {
 	in.cfg.Logf("paste: dropped an end marker outside any paste (the late end of one that had ended at the silence)")
 }
 
-// PasteStart implements termproto.Sink: a bracketed paste starts, after
-// what the burst detector holds goes on. With BurstAuto, Input looks for
-// unmarked pastes no more: this terminal marks its pastes.
-func (in *Input) PasteStart() {
-	in.endBurst()
-	if in.answer != AnswerMarks {
-		in.answer = AnswerMarks
-		in.decide()
-	}
-	in.startPaste(false)
+// pasteStart starts a paste: a marked one, clipboard text, or a burst.
+func (in *Input) pasteStart(k pasteKind) {
+	in.paste = &paste{hash: sha256.New(), burst: k == pasteBurst}
 }
 
-// startPaste starts a paste: a bracketed one, or a burst.
-func (in *Input) startPaste(burst bool) {
-	in.paste = &paste{hash: sha256.New(), burst: burst}
-}
-
-// endBurst ends the open burst, if any: it is delivered before what
-// follows.
-func (in *Input) endBurst() {
-	if in.burst != nil {
-		in.burst.End()
-	}
-}
-
-// burstEvents is the burst detector's Sink: keystrokes go through, and a
-// burst is a paste (see BurstMode).
-type burstEvents struct{ in *Input }
-
-func (e burstEvents) Typed(p []byte)     { e.in.send(p) }
-func (e burstEvents) PasteStart()        { e.in.startPaste(true) }
-func (e burstEvents) PasteData(p []byte) { e.in.PasteData(p) }
-func (e burstEvents) PasteEnd()          { e.in.PasteEnd() }
-func (e burstEvents) StrayEnd()          {} // The detector emits none.
-
-// PasteData implements termproto.Sink: the paste is buffered up to the
-// threshold, then streamed to the store (or, after a failure, to the child).
-// PasteEnd finishes what PasteData and spill leave: in.paste is set.
-func (in *Input) PasteData(p []byte) {
+// pasteData: the paste is buffered up to the threshold, then streamed to
+// the store (or, after a failure, to the child). pasteEnd finishes what
+// pasteData and spill leave: in.paste is set.
+func (in *Input) pasteData(p []byte) {
 	ps := in.paste
-	if ps == nil { // Cannot happen: the parser starts every paste.
+	if ps == nil { // Cannot happen: a stage starts every paste.
 		in.send(p)
 		return
 	}
@@ -644,9 +445,8 @@ func (in *Input) PasteData(p []byte) {
 	in.stream(ps, p)
 }
 
-// PasteEnd implements termproto.Sink: the paste is delivered inline or
-// replaced by its reference.
-func (in *Input) PasteEnd() {
+// pasteEnd: the paste is delivered inline or replaced by its reference.
+func (in *Input) pasteEnd() {
 	ps := in.paste
 	in.paste = nil
 	if ps == nil {

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/pbwrap/pbwrap/internal/imagepaste"
 	"github.com/pbwrap/pbwrap/internal/kittyclip"
 	"github.com/pbwrap/pbwrap/internal/store"
-	"github.com/pbwrap/pbwrap/internal/termproto"
 )
 
 // ImageMode says whether Input takes kitty's paste events (OSC 5522, see
@@ -65,10 +63,12 @@ const (
 	heldMemory = 256 << 10
 )
 
-// clip is Input's part in image paste: the scanner that takes the
-// terminal's OSC 5522 packets out of the input, the policy that answers
-// them, the image being received, and the images being checked.
+// clip is Input's part in image paste, and the first stage of the input
+// side (stage_clip.go): the scanner that takes the terminal's OSC 5522
+// packets out of the input, the policy that answers them, the image being
+// received, and the images being checked.
 type clip struct {
+	link
 	in      *Input
 	scanner *kittyclip.Scanner
 	paster  *imagepaste.Paster
@@ -149,106 +149,6 @@ func (in *Input) ImageReset() []byte {
 // ImageOff says why image paste is off after a failure, or "".
 func (in *Input) ImageOff() string { return in.clip.paster.Reason() }
 
-// write scans input from the terminal: packets to the policy, the rest
-// on to the paste parser, held while a paste event is under way.
-func (c *clip) write(p []byte, now time.Time) {
-	c.ready()
-	c.paster.Heard(now)
-	c.scanner.Write(p, now)
-	c.settle(now)
-}
-
-// flush lets time pass for the scanner and the policy.
-func (c *clip) flush(now time.Time) {
-	c.ready()
-	// A prefix the scanner passes on now (a lone Esc) was read at
-	// HeldSince: the keys after it wait from then, not twice EscHold.
-	c.passAt = c.scanner.HeldSince()
-	c.scanner.Flush(now)
-	c.passAt = time.Time{}
-	c.paster.Flush(now)
-	c.release()
-	c.settle(now)
-}
-
-// deadline is the earliest of the scanner's, the policy's, the settling
-// of what the output holds, and the next look at the images checked off
-// the input path.
-func (c *clip) deadline() time.Time {
-	d := earliest(c.scanner.Deadline(), c.paster.Deadline())
-	if !c.owedAt.IsZero() {
-		d = earliest(d, c.lookAt)
-	}
-	if len(c.jobs) > 0 {
-		d = earliest(d, c.in.now.Add(imagePoll))
-	}
-	return d
-}
-
-// scanning reports whether input must go through the scanner: unless
-// paste events are unused and the scanner holds nothing.
-func (c *clip) scanning() bool { return !c.unused || c.busy() }
-
-// busy reports whether input is held: a packet or a paste event is under
-// way, or a prefix of one.
-
-func (c *clip) busy() bool { return !c.scanner.Idle() || c.paster.Busy() || !c.held.empty() }
-
-// release passes on the input held during a paste event, once it is over;
-// while it is not, the scanner expects the terminal's replies.
-func (c *clip) release() {
-	c.scanner.Expect(c.paster.Busy())
-	if c.paster.Busy() || c.held.empty() {
-		return
-	}
-	if err := c.held.release(func(p []byte) { c.in.keys(p, c.in.now) }); err != nil {
-		c.in.cfg.Logf("image paste: replaying the input held during a paste event: %v", err)
-	}
-}
-
-// hold keeps input that comes while a paste event is under way, in
-// memory up to heldMemory, then in a temp file in the session. If that
-// cannot be made, what is held passes on now, and so does p: nothing is
-// lost, though it may come before the paste.
-func (c *clip) hold(p []byte) {
-	if err := c.held.add(p, c.in.session); err != nil {
-		c.in.cfg.Logf("image paste: cannot hold the input typed during a paste event (%v); passing it on", err)
-		held := c.held
-		c.held = heldInput{}
-		if err := held.release(func(q []byte) { c.in.keys(q, c.in.now) }); err != nil {
-			c.in.cfg.Logf("image paste: replaying the input held during a paste event: %v", err)
-		}
-		c.in.keys(p, c.in.now)
-	}
-}
-
-// heard turns paste events on with ImageAuto once the terminal has said
-// it has them (DECRQM 1 or 2 for mode 5522), or decides against them when
-// it has answered DA1 without that, or not at all within AnswerWait.
-func (c *clip) heard(now time.Time) {
-	in := c.in
-	if c.decided || in.askedAt.IsZero() {
-		return
-	}
-	switch a := in.replies.Clip(); {
-	case a == termproto.ModeSet || a == termproto.ModeReset:
-		c.decided = true
-		in.cfg.Debugf("image paste: the terminal has paste events (DECRQM 5522 %c): on", a)
-		c.terminal(c.paster.Enable())
-	case a != termproto.ModeUnanswered || in.replies.Done() || !now.Before(in.askedAt.Add(AnswerWait)):
-		c.decided = true
-		c.unused = a == termproto.ModeNotRecognized || a == termproto.ModePermanentOff
-		in.cfg.Debugf("image paste: the terminal has no paste events (DECRQM 5522 %s): off", answerName(a))
-	}
-}
-
-func answerName(a byte) string {
-	if a == termproto.ModeUnanswered {
-		return "no answer"
-	}
-	return string(a)
-}
-
 // terminal writes p to the terminal, where the terminal reads it as
 // sequences of its own (Config.Between); when the output cannot take it
 // yet, it is owed, and settled (see settle).
@@ -296,60 +196,8 @@ func (c *clip) settle(now time.Time) {
 	})
 }
 
-// clipScan is the scanner's Sink.
-type clipScan struct{ c *clip }
-
-func (s clipScan) Pass(p []byte) {
-	if s.c.paster.Busy() {
-		s.c.hold(p)
-		return
-	}
-	s.c.release()
-	at := s.c.in.now
-	if !s.c.passAt.IsZero() {
-		at = s.c.passAt
-	}
-	s.c.in.keys(p, at)
-}
-
-func (s clipScan) Packet(meta, payload []byte) bool {
-	pk, err := kittyclip.Parse(meta, payload)
-	if err != nil {
-		s.c.in.cfg.Debugf("image paste: a reply from the terminal does not parse (%d bytes of metadata)", len(meta))
-		return false
-	}
-	if s.c.in.cfg.PassClipboardReplies && pk.PW == "" && !strings.HasPrefix(pk.ID, "pbwrap-") {
-		// The answer to a read the child made, which the output let
-		// through (--allow-clipboard-read).
-		p := append([]byte("\x1b]5522;"), meta...)
-		if len(payload) > 0 {
-			p = append(append(p, ';'), payload...)
-		}
-		s.Pass(append(p, "\x1b\\"...))
-		return true
-	}
-	s.c.paster.Packet(pk, s.c.in.now)
-	s.c.release()
-	return true
-}
-
-func (s clipScan) Lost() {
-	s.c.in.cfg.Debugf("image paste: a reply from the terminal was cut off")
-	s.c.paster.Lost(s.c.in.now)
-	s.c.release()
-}
-
 // Terminal implements imagepaste.Sink.
 func (c *clip) Terminal(p []byte) { c.terminal(p) }
-
-// TextStart implements imagepaste.Sink: clipboard text goes the way of a
-// bracketed paste from the terminal, after what the burst detector holds.
-func (c *clip) TextStart() {
-	c.in.endBurst()
-	c.in.startPaste(false)
-}
-func (c *clip) TextData(p []byte) { c.in.PasteData(p) }
-func (c *clip) TextEnd()          { c.in.PasteEnd() }
 
 // Note implements imagepaste.Sink: the note is typed into the child.
 func (c *clip) Note(line string) {
@@ -475,19 +323,6 @@ func (c *clip) deliver(job *imageJob) {
 		N: n, Path: path, Bytes: job.size, SHA256: hex.EncodeToString(job.hash.Sum(nil)), Time: c.in.now,
 		Bracketed: bracketedMode, Outcome: store.OutcomeImage, Reason: reason,
 	}, true)
-}
-
-// close ends the input: a held prefix passes on, a packet cut off is
-// lost (and with it a paste event under way), held input goes on, the
-// images being checked are waited for.
-func (c *clip) close() {
-	c.scanner.Close()
-	if c.paster.Busy() {
-		c.paster.Lost(c.in.now)
-	}
-	c.release()
-	c.wait()
-	c.ready()
 }
 
 // checkImage and convertImage check an image and convert one, off the
