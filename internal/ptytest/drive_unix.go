@@ -20,12 +20,13 @@ import (
 // WaitFor polls until cond is true, failing the test at the Watchdog.
 func (term *Terminal) WaitFor(what string, cond func() bool) {
 	term.t.Helper()
-	term.waitWithin(what, Watchdog, cond)
+	term.WaitWithin(what, Watchdog, cond)
 }
 
-// waitWithin polls until cond is true, failing the test once bound has
-// passed.
-func (term *Terminal) waitWithin(what string, bound time.Duration, cond func() bool) {
+// WaitWithin polls until cond is true, failing the test once bound has
+// passed: for a wait that the wrapper ends within a bound of its own,
+// bound is a small multiple of it (see ExitWithin).
+func (term *Terminal) WaitWithin(what string, bound time.Duration, cond func() bool) {
 	term.t.Helper()
 	deadline := time.Now().Add(bound)
 	for !cond() {
@@ -153,7 +154,7 @@ func (term *Terminal) Exit() string {
 func (term *Terminal) ExitWithin(bound time.Duration) string {
 	term.t.Helper()
 	var how string
-	term.waitWithin("the wrapper to exit", bound, func() bool {
+	term.WaitWithin("the wrapper to exit", bound, func() bool {
 		for _, line := range strings.Split(term.File("leader"), "\n") {
 			if strings.HasPrefix(line, "exit ") || strings.HasPrefix(line, "signal ") {
 				how = line
