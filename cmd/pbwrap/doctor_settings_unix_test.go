@@ -11,11 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/pbwrap/pbwrap/internal/agent"
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
 // runDoctorCmd runs pbwrap doctor with args and only the environment env,
@@ -29,19 +27,7 @@ func runDoctorCmd(t *testing.T, env []string, args ...string) (stdout string, co
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }() // Ends when pbwrap does, or is killed below.
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(ptytest.Watchdog):
-		_ = cmd.Process.Kill() // Best effort: the test fails anyway.
-		<-done
-		t.Fatalf("watchdog: pbwrap doctor did not end; stdout so far:\n%s", out.String())
-	}
+	err := runWithin(t, cmd)
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr):
