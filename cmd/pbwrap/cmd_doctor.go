@@ -17,7 +17,7 @@ import (
 
 var doctorCommand = &command{
 	name:    "doctor",
-	usage:   "doctor [--paste]",
+	usage:   "doctor [--paste] [--json]",
 	summary: "check that pbwrap can do its job here, and say how to fix what stops it",
 	help: `Checks the root and each of its safety rules, the free space under it, the
 terminal (TERM; what relays your keys: tmux, GNU screen and its version,
@@ -38,11 +38,26 @@ at the terminal, and says whether the terminal marked it as a paste
 (bracketed paste), in what reads and with what pauses it came, and, if it
 was not marked, whether pbwrap would still catch it (--burst): decided as
 the wrapper decides, from what relays your keys and what the terminal
-says.`,
+says.
+
+--json prints the same findings, in the same order, as one JSON document,
+with the same exit status: {"format": 1, "ok": whether all is well,
+"problems": how many, "findings": [...]} where each finding is
+  {"check": root, terminal, config, agents or paste,
+   "depth": 0 for a section's first line, one more per level below it,
+   "status": "ok", "fail", "skipped", "unknown", or "info" for a fact,
+   "message": the report's line ("" for a problem that has none),
+   "problem": what stops pbwrap doing its job ("" for none),
+   "fix": what to do about it}.
+A finding's problem, not its status, says whether it stops pbwrap: a fact
+may have one (a terminal without bracketed paste). The strings are the
+report's: a value that does not print (in a path, an agent's settings) is
+shown escaped in them, as in the report. The format number changes only
+when a field changes meaning or goes away.`,
 	run:        runDoctor,
 	allGlobals: true,
 	lenient:    true,
-	flagDecls:  []flagDecl{{name: "paste"}},
+	flagDecls:  []flagDecl{{name: "paste"}, {name: "json"}},
 }
 
 // lowSpace is the free space under the root below which doctor warns: a
@@ -59,14 +74,19 @@ func runDoctor(c *command, std *streams, cfg *config, args []string) error {
 	if err := c.parse(cfg, fs, args, 0); err != nil {
 		return err
 	}
+	render := report
+	if switchOn(fs, "json") {
+		render = reportJSON
+	}
 	if switchOn(fs, "paste") {
-		return report(std.out, checkPaste(cfg))
+		return render(std.out, checkPaste(cfg).of("paste"))
 	}
 	root, found := checkRoot(cfg)
-	found = append(found, checkTerminal(cfg)...)
-	found = append(found, showConfig(cfg)...)
-	found = append(found, checkAgents(cfg, root)...)
-	return report(std.out, found)
+	found = found.of("root")
+	found = append(found, checkTerminal(cfg).of("terminal")...)
+	found = append(found, showConfig(cfg).of("config")...)
+	found = append(found, checkAgents(cfg, root).of("agents")...)
+	return render(std.out, found)
 }
 
 // checkRoot checks the root and each of its rules, saving there, and

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pbwrap/pbwrap/internal/printable"
 )
 
 // A finding is one thing a check of pbwrap doctor found: a line of the
 // report, and, when what it found stops pbwrap doing its job, the problem
 // and its fix, which the report lists again at its end. The checks return
-// findings and print nothing; report prints them.
+// findings and print nothing; report prints them, and reportJSON writes
+// them as JSON (doctor --json).
 type finding struct {
+	check   string // the check that found it, as doctor --json names it: root, terminal, config, agents, paste
 	depth   int    // how deep the line sits: 0 starts a section, each level indents by two
 	status  status // how the line is marked
 	line    string // what was found, one line, safe to print; "" for a problem with no line of its own
@@ -34,6 +39,9 @@ const (
 
 // marks are the statuses' marks, as wide as the widest.
 var marks = [...]string{passed: "ok  ", failed: "FAIL", skipped: "--  ", unknown: "?   "}
+
+// statusNames are the statuses as doctor --json names them.
+var statusNames = [...]string{fact: "info", passed: "ok", failed: "fail", skipped: "skipped", unknown: "unknown"}
 
 // findings are what checks return, with helpers to add to them.
 type findings []finding
@@ -59,6 +67,17 @@ func (r *findings) fail(depth int, line, problem, fix string) {
 // problem adds a problem that has no line of its own.
 func (r *findings) problem(what, fix string) {
 	*r = append(*r, finding{status: failed, problem: what, fix: fix})
+}
+
+// of sets the check of each finding that has none yet to check, and
+// returns them.
+func (r findings) of(check string) findings {
+	for i := range r {
+		if r[i].check == "" {
+			r[i].check = check
+		}
+	}
+	return r
 }
 
 // problems counts the findings with a problem.
@@ -104,4 +123,43 @@ func report(w io.Writer, found findings) error {
 	}
 	_, _ = io.WriteString(w, b.String()) // The exit status says it already.
 	return quietExit(1)
+}
+
+// doctorFormat is the version of doctor --json's schema.
+const doctorFormat = 1
+
+// jsonFinding is a finding as doctor --json writes it (see doctor's help).
+type jsonFinding struct {
+	Check   string `json:"check"`
+	Depth   int    `json:"depth"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Problem string `json:"problem"`
+	Fix     string `json:"fix"`
+}
+
+// reportJSON writes found to w as one JSON document, the same findings,
+// in the same order, as report prints, with every character that is not
+// printable escaped (see printable.JSON); with report's exit status.
+func reportJSON(w io.Writer, found findings) error {
+	out := make([]jsonFinding, 0, len(found))
+	for _, f := range found {
+		out = append(out, jsonFinding{Check: f.check, Depth: f.depth, Status: statusNames[f.status],
+			Message: f.line, Problem: f.problem, Fix: f.fix})
+	}
+	n := found.problems()
+	data, err := json.MarshalIndent(struct {
+		Format   int           `json:"format"`
+		OK       bool          `json:"ok"`
+		Problems int           `json:"problems"`
+		Findings []jsonFinding `json:"findings"`
+	}{doctorFormat, n == 0, n, out}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("doctor --json: %w", err)
+	}
+	_, _ = w.Write(append(printable.JSON(data), '\n')) // Best effort, as report's.
+	if n > 0 {
+		return quietExit(1)
+	}
+	return nil
 }

@@ -11,37 +11,23 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/pbwrap/pbwrap/internal/agent"
-	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
-// runDoctorCmd runs pbwrap doctor with only the environment env, in a
-// session of its own (no terminal to ask), and returns its output and
+// runDoctorCmd runs pbwrap doctor with args and only the environment env,
+// in a session of its own (no terminal to ask), and returns its output and
 // exit status; a doctor that does not end fails the test at the watchdog
 // instead of hanging it.
-func runDoctorCmd(t *testing.T, env []string) (stdout string, code int) {
+func runDoctorCmd(t *testing.T, env []string, args ...string) (stdout string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := exec.Command(pbwrapBin, "doctor")
+	cmd := exec.Command(pbwrapBin, append([]string{"doctor"}, args...)...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }() // Ends when pbwrap does, or is killed below.
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(ptytest.Watchdog):
-		_ = cmd.Process.Kill() // Best effort: the test fails anyway.
-		<-done
-		t.Fatalf("watchdog: pbwrap doctor did not end; stdout so far:\n%s", out.String())
-	}
+	err := runWithin(t, cmd)
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr):
@@ -84,12 +70,17 @@ func controlIn(out string) (rune, bool) {
 	return 0, false
 }
 
-// Regression (review finding 3): pbwrap doctor printed values from an
-// agent's settings, the config file and the environment as they were, so
-// an agent that wrote escape sequences in its settings could set the
-// terminal's title or clear its screen when the user ran doctor.
-func TestDoctorEscapesWhatItShows(t *testing.T) {
-	const hostile = "\x1b]0;pwned\a\x1b[2J\u202e\xff"
+// hostile is what the hostile set-up of doctor's tests puts in every value
+// it controls: a title change, a screen clear, U+202E and a byte that is
+// not UTF-8.
+const hostile = "\x1b]0;pwned\a\x1b[2J\u202e\xff"
+
+// hostileDoctorEnv is an environment for pbwrap doctor with hostile in
+// every value doctor shows: an agent's settings, the config file (a root,
+// a bad setting), TERM, a bad setting in the environment, the agents'
+// own variables.
+func hostileDoctorEnv(t *testing.T) []string {
+	t.Helper()
 	home, xdg, work := t.TempDir(), t.TempDir(), t.TempDir()
 	write := func(name, text string) {
 		t.Helper()
@@ -106,7 +97,7 @@ func TestDoctorEscapesWhatItShows(t *testing.T) {
 	// A root, a bad setting, in the config file.
 	write(filepath.Join(xdg, "pbwrap", "config"),
 		"PBWRAP_ROOT="+filepath.Join(work, "r"+hostile)+"\nPBWRAP_TTL=1"+hostile+"\n")
-	env := []string{
+	return []string{
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + xdg,
 		"PATH=" + fakeAgents(t, "claude", "gemini", "opencode"),
@@ -115,6 +106,14 @@ func TestDoctorEscapesWhatItShows(t *testing.T) {
 		"OPENCODE_CONFIG_CONTENT=" + hostile,
 		"GEMINI_CLI_TRUSTED_FOLDERS_PATH=" + filepath.Join(work, "t"+hostile+".json"),
 	}
+}
+
+// Regression (review finding 3): pbwrap doctor printed values from an
+// agent's settings, the config file and the environment as they were, so
+// an agent that wrote escape sequences in its settings could set the
+// terminal's title or clear its screen when the user ran doctor.
+func TestDoctorEscapesWhatItShows(t *testing.T) {
+	env := hostileDoctorEnv(t)
 	out, code := runDoctorCmd(t, env)
 	if code != 1 {
 		t.Errorf("pbwrap doctor exited %d, want 1 (bad settings); output:\n%s", code, out)

@@ -3,8 +3,11 @@
 package main
 
 import (
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
@@ -46,4 +49,25 @@ func (term *terminal) waitReady() {
 	term.t.Helper()
 	term.WaitReport("ready")
 	term.WaitOutput("READY")
+}
+
+// runWithin runs cmd to its end, as cmd.Run does, but kills it and fails
+// the test at the watchdog instead of hanging: what pbwrap does on a
+// terminal may wait, and none of it should. It returns cmd.Wait's error.
+func runWithin(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }() // Ends when the command does, or is killed below.
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(ptytest.Watchdog):
+		_ = cmd.Process.Kill() // Best effort: the test fails anyway.
+		<-done
+		t.Fatalf("watchdog: %s did not end within %v", strings.Join(cmd.Args, " "), ptytest.Watchdog)
+		return nil
+	}
 }

@@ -10,7 +10,7 @@
 //	                                        count what was kept out of context
 //	pbwrap clean [--all [--yes]] [--older-than DURATION] [--dry-run]
 //	                                        remove old saved pastes
-//	pbwrap doctor [--paste]                 check the root, terminal and agents
+//	pbwrap doctor [--paste] [--json]        check the root, terminal and agents
 //	pbwrap reset-terminal                   undo the modes a crashed program left on
 //	pbwrap expand [--check] [FILE | -]      expand {{file:...}} references
 //	pbwrap hook AGENT                       an agent's hook for its edits

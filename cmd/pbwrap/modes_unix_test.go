@@ -259,7 +259,7 @@ func TestResetTerminalCommand(t *testing.T) {
 			if tc.stdoutIsPipe {
 				cmd.Stdout = &stdout
 			}
-			err = cmd.Run()
+			err = runWithin(t, cmd)
 			if code := cmd.ProcessState.ExitCode(); code != tc.wantStatus {
 				t.Errorf("pbwrap reset-terminal exited %d (%v), want %d; stderr %q", code, err, tc.wantStatus, stderr.String())
 			}

@@ -237,7 +237,11 @@ func TestPasteRestAfterSilence(t *testing.T) {
 			}
 			term := startSilenced(t, filepath.Join(realDir(t), "root"), steps...)
 			term.Type([]byte(pasteStart+"first part\r"), 0)
-			term.waitInputHas("first part\r")
+			// The silence ends the first part: the watchdog is a small
+			// multiple of it.
+			term.WaitWithin("the silence to end the first part", 6*testSilence, func() bool {
+				return strings.Contains(term.File("input"), "first part\r")
+			})
 			rest := ptytest.Lines(300, "rest")
 			term.Type([]byte(rest+pasteEnd+"!"), 0)
 			got := term.waitInputHas("!")
@@ -367,7 +371,9 @@ func TestChildEndsMidPaste(t *testing.T) {
 }
 
 // A paste whose end never comes, after the child has ended, keeps pbwrap
-// no longer than the silence: what came is saved.
+// no longer than the silence: what came is saved. The watchdog on its
+// exit, from the child's death, is a small multiple of its bound: the
+// silence, and the proxy's slack of 1 s for the filter past its deadline.
 func TestChildEndsMidPasteWithoutEnd(t *testing.T) {
 	term, _ := startDying(t)
 	body := ptytest.Lines(2000, "cut")
@@ -379,7 +385,10 @@ func TestChildEndsMidPasteWithoutEnd(t *testing.T) {
 	if err := syscall.Kill(term.ChildPid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	term.WantExit("exit 137")
+	if got := term.ExitWithin(8 * testSilence); got != "exit 137" {
+		t.Errorf("pbwrap ended with %q, want exit 137", got)
+	}
+	term.WantTermiosRestored()
 	term.wantShellGetsNothing()
 	term.wantSavedAfterExit(body)
 }

@@ -34,24 +34,14 @@ func runWithTerminalStdin(t *testing.T, input string, args ...string) (stdout, s
 	var out, errOut bytes.Buffer
 	cmd := exec.Command(pbwrapBin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	// Typed before pbwrap starts: the line discipline keeps it.
 	if err := master.SetWriteDeadline(time.Now().Add(ptytest.Watchdog)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := master.WriteString(input); err != nil {
 		t.Fatalf("type %q: %v", input, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }() // Ends when pbwrap does, or is killed below.
-	select {
-	case err = <-done:
-	case <-time.After(ptytest.Watchdog):
-		_ = cmd.Process.Kill() // Best effort: the test fails anyway.
-		<-done
-		t.Fatalf("watchdog: pbwrap %s did not end; stderr: %q", strings.Join(args, " "), errOut.String())
-	}
+	err = runWithin(t, cmd)
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr):

@@ -115,7 +115,7 @@ func TestPassThrough(t *testing.T) {
 			if tc.pipeIn {
 				cmd.SysProcAttr.Ctty = 1
 			}
-			err = cmd.Run()
+			err = runWithin(t, cmd)
 			if code := cmd.ProcessState.ExitCode(); code != 7 {
 				t.Fatalf("pbwrap exited %d (%v), want the child's 7", code, err)
 			}

@@ -157,7 +157,9 @@ func TestPasteCheck(t *testing.T) {
 				t.Errorf("the terminal was shown %q, want bracketed paste on, then the question", shown)
 			}
 			tc.play(master)
-			s := waitPasteCheck(t, done)
+			// Once the terminal has played, the check ends within its
+			// quiet, or at its wait when nothing was pasted.
+			s := waitPasteCheck(t, done, 10*max(c.quiet, tc.wait))
 			tc.check(t, s)
 			problem := tc.problem
 			if tc.paused != "" && longestPause(s.reads) >= termproto.BurstGap {
@@ -277,9 +279,9 @@ func runPasteCheck(t *testing.T, c pasteCheck, path string, policy Policy) <-cha
 	return done
 }
 
-// waitPasteCheck waits for the check's sample, failing the test at the
-// watchdog.
-func waitPasteCheck(t *testing.T, done <-chan pasteResult) *Sample {
+// waitPasteCheck waits for the check's sample, failing the test once
+// bound has passed: a small multiple of how long the check may still take.
+func waitPasteCheck(t *testing.T, done <-chan pasteResult, bound time.Duration) *Sample {
 	t.Helper()
 	select {
 	case r := <-done:
@@ -287,8 +289,8 @@ func waitPasteCheck(t *testing.T, done <-chan pasteResult) *Sample {
 			t.Fatalf("the check: %v", r.err)
 		}
 		return r.s
-	case <-time.After(ptytest.Watchdog):
-		t.Fatalf("watchdog: the check did not return")
+	case <-time.After(bound):
+		t.Fatalf("watchdog: the check did not return within %v", bound)
 		return nil
 	}
 }

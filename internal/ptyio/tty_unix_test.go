@@ -179,9 +179,17 @@ func answerQuestion(master *os.File, answer []string) error {
 }
 
 // runQuery runs q on the terminal at path, opened as
-// QueryTerminal opens /dev/tty, failing the test at the watchdog.
+// QueryTerminal opens /dev/tty, failing the test at the watchdog, or, for
+// a query whose deadline comes before it, at ten times what the query may
+// take by its deadline: its timeout, its grace, and a read's VTIME tick
+// (QuestionMode) beyond them.
 func runQuery(t *testing.T, q terminalQuery, path string) (string, error) {
 	t.Helper()
+	const vtimeTick = 100 * time.Millisecond
+	bound := watchdog
+	if q.timeout < watchdog {
+		bound = min(watchdog, 10*(q.timeout+q.grace+vtimeTick))
+	}
 	tty, err := OpenTTY(path)
 	if err != nil {
 		t.Fatal(err)
@@ -199,8 +207,8 @@ func runQuery(t *testing.T, q terminalQuery, path string) (string, error) {
 	select {
 	case r := <-done:
 		return r.state, r.err
-	case <-time.After(watchdog):
-		t.Fatalf("watchdog: the query did not return")
+	case <-time.After(bound):
+		t.Fatalf("watchdog: the query did not return within %v", bound)
 		return "", nil
 	}
 }

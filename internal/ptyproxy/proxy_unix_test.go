@@ -108,16 +108,31 @@ func TestOutputComplete(t *testing.T) {
 	}
 }
 
-// A grandchild that keeps the PTY open cannot keep pbwrap alive: the
-// output is drained for a bounded time only.
+// A grandchild that keeps the PTY open cannot keep the wrapper alive: once
+// the command has exited, its output is drained for DrainTimeout at most,
+// and the wrapper ends while the grandchild, which lives a minute, still
+// holds the PTY. The watchdog is a small multiple of DrainTimeout, counted
+// from the command's last report: an unbounded drain fails the test soon
+// after the bound, and a machine loaded enough to delay the wrapper's end
+// by three times the bound does not.
 func TestDrainIsBounded(t *testing.T) {
-	term := start(t, ptytest.Job{Steps: []string{"grandchild:nohup", "sleep:100ms", "print:BYE", "exit:0"}})
-	began := time.Now()
-	term.WantExit("exit 0")
+	logf := t.TempDir() + "/log"
+	term := start(t, ptytest.Job{
+		Steps: []string{"grandchild:nohup", "print:BYE", "ready", "exit:0"},
+		Env:   []string{"PBWRAP_TEST_LOG=" + logf},
+	})
+	term.WaitReport("ready")
+	if got := term.ExitWithin(4 * DrainTimeout); got != "exit 0" {
+		t.Errorf("the wrapper ended with %q, want exit 0", got)
+	}
+	term.WantTermiosRestored()
 	term.WaitOutput("BYE")
-	// The grandchild reports on its own time, pbwrap may have ended first.
+	// It ended by the bound, not because the PTY was closed.
+	if b, _ := os.ReadFile(logf); !bytes.Contains(b, []byte("drain: the PTY is still open")) {
+		t.Errorf("the drain did not end at its bound; log:\n%s", b)
+	}
+	// The grandchild reports on its own time: the wrapper may have ended first.
 	term.WaitFor("the grandchild to start", func() bool { return term.FileHas("report.grandchild", "ready") })
-	t.Logf("pbwrap ended %v after start, grandchild still holding the PTY", time.Since(began))
 }
 
 // Every byte the user types reaches the child, in order, whatever the
@@ -423,7 +438,10 @@ func TestUnfinishedInputReadToItsEnd(t *testing.T) {
 }
 
 // A filter that never stops wanting more cannot keep the proxy alive: the
-// wait is bounded by its deadline (here none) and lingerSlack.
+// wait is bounded by its deadline (here none) and lingerSlack. The
+// watchdog, counted from the command's death, is a small multiple of that
+// bound (the drain, which could add DrainTimeout, ends at once here: the
+// PTY closes with the command).
 func TestUnfinishedInputWaitIsBounded(t *testing.T) {
 	term := start(t, ptytest.Job{Steps: []string{"raw", "pid", "record", "ready", "block"},
 		Env: []string{"PBWRAP_TEST_FILTER=forever"}})
@@ -433,5 +451,8 @@ func TestUnfinishedInputWaitIsBounded(t *testing.T) {
 	if err := syscall.Kill(term.ChildPid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	term.WantExit("exit 137")
+	if got := term.ExitWithin(4 * lingerSlack); got != "exit 137" {
+		t.Errorf("the wrapper ended with %q, want exit 137", got)
+	}
+	term.WantTermiosRestored()
 }

@@ -98,13 +98,17 @@ func TestPumpWriteFrom(t *testing.T) {
 
 // The goroutine that reads also flushes: its read waits until the
 // filter's deadline, then Flush lets the held ESC go; the loop ends with
-// the input. For a non-blocking descriptor and a blocking one.
+// the input. For a non-blocking descriptor and a blocking one. The
+// watchdog on the flush is ten times the filter's deadline: a read that
+// ignores the deadline fails the test soon after it, and a loaded machine
+// that wakes the reader late does not.
 func TestPumpFlushesAtDeadline(t *testing.T) {
+	const hold = 100 * time.Millisecond
 	for _, blocking := range []bool{false, true} {
 		t.Run(fmt.Sprintf("blocking=%v", blocking), func(t *testing.T) {
 			r, wr := testPipe(t, blocking, nil)
 			var w ptytest.Buffer
-			f := &holdEsc{hold: 5 * time.Millisecond}
+			f := &holdEsc{hold: hold}
 			p := newPump("test", f, &w, nil)
 			done := make(chan struct{})
 			go func() { // Ends at the end of the input (wr closed below).
@@ -114,10 +118,10 @@ func TestPumpFlushesAtDeadline(t *testing.T) {
 			if _, err := wr.Write([]byte("ab\x1b")); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(ptytest.Watchdog)
+			deadline := time.Now().Add(10 * hold)
 			for w.String() != "AB\x1b" {
 				if time.Now().After(deadline) {
-					t.Fatalf("watchdog: the held ESC never came: got %q", w.String())
+					t.Fatalf("watchdog: the held ESC did not come within %v: got %q", 10*hold, w.String())
 				}
 				time.Sleep(time.Millisecond)
 			}

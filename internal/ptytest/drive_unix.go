@@ -20,10 +20,18 @@ import (
 // WaitFor polls until cond is true, failing the test at the Watchdog.
 func (term *Terminal) WaitFor(what string, cond func() bool) {
 	term.t.Helper()
-	deadline := time.Now().Add(Watchdog)
+	term.WaitWithin(what, Watchdog, cond)
+}
+
+// WaitWithin polls until cond is true, failing the test once bound has
+// passed: for a wait that the wrapper ends within a bound of its own,
+// bound is a small multiple of it (see ExitWithin).
+func (term *Terminal) WaitWithin(what string, bound time.Duration, cond func() bool) {
+	term.t.Helper()
+	deadline := time.Now().Add(bound)
 	for !cond() {
 		if time.Now().After(deadline) {
-			term.t.Fatalf("watchdog: gave up waiting for %s", what)
+			term.t.Fatalf("watchdog: gave up waiting %v for %s", bound, what)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -135,8 +143,18 @@ func (term *Terminal) WantInput(input []byte) {
 // it: "exit N" or "signal N".
 func (term *Terminal) Exit() string {
 	term.t.Helper()
+	return term.ExitWithin(Watchdog)
+}
+
+// ExitWithin is Exit with a watchdog of bound instead of the Watchdog, for
+// a test of a wrapper that must end within a bound of its own: bound is
+// then a small multiple of it, so that a wrapper that does not end fails
+// the test soon after it should have ended, and one slowed down by a
+// loaded machine does not.
+func (term *Terminal) ExitWithin(bound time.Duration) string {
+	term.t.Helper()
 	var how string
-	term.WaitFor("the wrapper to exit", func() bool {
+	term.WaitWithin("the wrapper to exit", bound, func() bool {
 		for _, line := range strings.Split(term.File("leader"), "\n") {
 			if strings.HasPrefix(line, "exit ") || strings.HasPrefix(line, "signal ") {
 				how = line

@@ -190,12 +190,25 @@ func (term *Terminal) cleanup() {
 	}
 	_ = term.leader.Process.Kill()
 	_ = term.leader.Wait()
+	term.killGrandchildren()
 	term.Master.Close()
 	term.Slave.Close()
 	if term.t.Failed() {
 		term.t.Logf("terminal output (last 2000 bytes): %q", Tail(term.Output(), 2000))
 		for _, name := range []string{"leader", "report", "report.grandchild"} {
 			term.t.Logf("%s:\n%s", name, term.File(name))
+		}
+	}
+}
+
+// killGrandchildren kills the grandchildren the child started (its
+// grandchild steps), which would otherwise outlive the test by up to a
+// minute: one that ignores SIGHUP, in a session of its own, is not hung up
+// with the terminal.
+func (term *Terminal) killGrandchildren() {
+	for _, line := range term.ReportLines("report", "grandchild ") {
+		if pid, err := strconv.Atoi(strings.TrimPrefix(line, "grandchild ")); err == nil && pid > 0 {
+			_ = unix.Kill(pid, unix.SIGKILL) // Best effort: it may be gone already.
 		}
 	}
 }

@@ -75,7 +75,9 @@ func (f *fixture) cleaner() *Cleaner {
 
 func (f *fixture) clean(c *Cleaner) *CleanReport {
 	f.t.Helper()
-	rep, err := c.Clean()
+	var rep *CleanReport
+	var err error
+	returns(f.t, "Clean", func() { rep, err = c.Clean() })
 	if err != nil {
 		f.t.Fatalf("Clean: %v", err)
 	}
@@ -259,7 +261,7 @@ func TestCleanForeignEntries(t *testing.T) {
 		{"directory named like a paste", "paste-7.txt", mkdir("paste-7.txt"), "paste-7.txt (a directory)"},
 		{"directory named like a temp", ".tmp-x", mkdir(".tmp-x"), ".tmp-x (a directory)"},
 		{"foreign directory", "sub", mkdir("sub"), "sub"},
-		{"named pipe", "paste-6.txt", func(dir string) error { return unix.Mkfifo(filepath.Join(dir, "paste-6.txt"), 0o600) }, "paste-6.txt (not a regular file)"},
+		{"named pipe", "paste-6.txt", func(dir string) error { return mkfifo(t, filepath.Join(dir, "paste-6.txt")) }, "paste-6.txt (not a regular file)"},
 		{"control characters", "evil\x1b[2J", file("evil\x1b[2J"), `"evil\x1b[2J"`},
 	}
 	for _, tc := range tests {
@@ -845,7 +847,7 @@ func TestCleanRefusesALockThatIsNotAFileWithoutFollowingOrBlocking(t *testing.T)
 	for name, mk := range map[string]func(string) error{
 		"directory":  func(p string) error { return os.Mkdir(p, 0o700) },
 		"symlink":    func(p string) error { return os.Symlink(target, p) },
-		"named pipe": func(p string) error { return unix.Mkfifo(p, 0o600) },
+		"named pipe": func(p string) error { return mkfifo(t, p) },
 	} {
 		f := newFixture(t)
 		s := f.ended(old, "x\n")
@@ -855,13 +857,7 @@ func TestCleanRefusesALockThatIsNotAFileWithoutFollowingOrBlocking(t *testing.T)
 		}
 		var rep *CleanReport
 		var err error
-		done := make(chan struct{})
-		go func() { defer close(done); rep, err = f.cleaner().Clean() }() // Ends when Clean does; waited for below, or the test fails.
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second): // Clean opens the lock without blocking: microseconds.
-			t.Fatalf("Clean with a %s for a lock blocked", name)
-		}
+		returns(t, "Clean with a "+name+" for a lock", func() { rep, err = f.cleaner().Clean() })
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("Clean with a %s for a lock = %+v, %v; want an error naming %s", name, rep, err, path)
 		}

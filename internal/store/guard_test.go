@@ -10,9 +10,48 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// callWatchdog is how long a call of the store's that a test makes is
+// given before the test fails rather than hang: the calls are a few file
+// operations in a temporary directory, and those that meet a named pipe
+// where a file should be open it without blocking, so this bounds a
+// machine's stall only.
+const callWatchdog = 5 * time.Second
+
+// returns runs f, failing the test if it has not returned within
+// callWatchdog (it is then left behind, blocked). f must not call t's
+// Fatal: it runs on a goroutine of its own.
+func returns(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }() // Ends when f does, or is left behind at the watchdog.
+	select {
+	case <-done:
+	case <-time.After(callWatchdog):
+		t.Fatalf("watchdog: %s blocked for %v", what, callWatchdog)
+	}
+}
+
+// mkfifo makes a named pipe at path, where the store expects a file, and
+// has the test's cleanup, should a call of the store's be blocked opening
+// it for reading (returns has failed the test then), open its other end
+// and so let the call go on and the test's other cleanups run.
+func mkfifo(t *testing.T, path string) error {
+	if err := unix.Mkfifo(path, 0o600); err != nil {
+		return err
+	}
+	t.Cleanup(func() {
+		// Best effort: ENXIO when no one waits to read.
+		if fd, err := unix.Open(path, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
+			unix.Close(fd)
+		}
+	})
+	return nil
+}
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)
@@ -80,7 +119,7 @@ func TestCommitPasteReusesOnlyWhatStillHoldsTheText(t *testing.T) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-			if err := unix.Mkfifo(path, 0o600); err != nil {
+			if err := mkfifo(t, path); err != nil {
 				t.Fatal(err)
 			}
 		}, false},

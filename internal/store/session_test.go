@@ -550,8 +550,11 @@ func writeTemp(t *testing.T, s *Session, text string) *Temp {
 func commit(t *testing.T, s *Session, text string) (n int, path string, reused bool) {
 	t.Helper()
 	tmp := writeTemp(t, s, text)
-	defer tmp.Discard()
-	n, path, reused, err := s.CommitPaste(tmp, sum(text))
+	var err error
+	returns(t, "CommitPaste", func() {
+		defer tmp.Discard() // Here: it waits for CommitPaste, which may be what blocked.
+		n, path, reused, err = s.CommitPaste(tmp, sum(text))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
