@@ -354,7 +354,8 @@ func TestStoreFailureDeliversInline(t *testing.T) {
 			body := ptytest.Lines(300, "kept")
 			term.paste(body, 1000)
 			term.Type([]byte("!"), 0)
-			if got, want := term.waitInputHas("!"), bracket(bp, body)+unsavedNote(bp, whyNotDir)+"!"; got != want {
+			want, last := afterUnsaved(bp, bracket(bp, body), whyNotDir, "!")
+			if got := term.waitInputHas(last); got != want {
 				t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), ptytest.Tail([]byte(got), 200))
 			}
 			term.WaitOutput("pbwrap: not saving pastes:")
@@ -401,7 +402,8 @@ func TestUnsafeRootRefused(t *testing.T) {
 			body := ptytest.Lines(300, "kept")
 			term.paste(body, 0)
 			term.Type([]byte("!"), 0)
-			if got, want := term.waitInputHas("!"), body+unsavedNote(false, "the root is unsafe")+"!"; got != want {
+			want, last := afterUnsaved(false, body, "the root is unsafe", "!")
+			if got := term.waitInputHas(last); got != want {
 				t.Errorf("child got %d bytes, want the %d pasted and the note: %q", len(got), len(want), ptytest.Tail([]byte(got), 200))
 			}
 			warning := regexp.MustCompile(`not saving pastes[^\n]*\n`)

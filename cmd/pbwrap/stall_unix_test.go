@@ -470,3 +470,15 @@ const whyNotDir = "a part of the root's path is not a directory"
 // it was not, as the child gets it: a paste of its own when the child has
 // bracketed paste on (bp).
 func unsavedNote(bp bool, why string) string { return bracket(bp, capture.UnsavedNote(why)) }
+
+// afterUnsaved is what the child gets of a paste pbwrap could not save,
+// as pasted, and a key typed right after it, with the note: before the
+// key where the child has bracketed paste on (bp), after it where not,
+// since there the note waits capture.NoteGap. last is what comes last,
+// to wait for.
+func afterUnsaved(bp bool, pasted, why, key string) (want, last string) {
+	if bp {
+		return pasted + unsavedNote(true, why) + key, key
+	}
+	return pasted + key + capture.UnsavedNote(why), capture.UnsavedNote(why)
+}

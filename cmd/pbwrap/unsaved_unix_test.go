@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pbwrap/pbwrap/internal/capture"
 	"github.com/pbwrap/pbwrap/internal/ptytest"
 )
 
@@ -22,7 +23,13 @@ import (
 func (term *terminal) pasteUnsaved(mark string, bp bool, body, why string) {
 	term.t.Helper()
 	got := term.pasteBetween(mark, body)
-	if want := bracket(bp, body) + unsavedNote(bp, why); got != want {
+	want := bracket(bp, body) + unsavedNote(bp, why)
+	if !bp {
+		// The note waits capture.NoteGap, after the mark typed at once.
+		want = body
+		term.waitInputHas(mark + capture.UnsavedNote(why))
+	}
+	if got != want {
 		term.t.Errorf("between %q and %q the child got %d bytes, want the %d pasted and the note; first difference at %d, its end: %q",
 			mark, mark, len(got), len(want), diffAt(got, want), ptytest.Tail([]byte(got), 200))
 	}
