@@ -36,6 +36,20 @@ func (r *run) startQuestions(a agentCase, wrapped, noted bool) (asked []string, 
 	defer s.kill()
 	deadline := time.Now().Add(startTimeout)
 	var answered []string
+	var last *question // The question answered last: when, and how often again.
+	var lastAt time.Time
+	again := 0
+	answer := func(q *question) {
+		// A key sent before the question takes keys is lost, and the next
+		// one answers it wrong (Claude Code's default is "No, exit").
+		s.settle()
+		for _, k := range q.keys {
+			s.keys(k)
+			time.Sleep(time.Second)
+		}
+		last, lastAt = q, time.Now()
+		time.Sleep(2 * time.Second) // The next screen.
+	}
 	for time.Now().Before(deadline) {
 		// An agent that does not use the alternate screen leaves a question
 		// it was answered on the screen: what counts is what follows it.
@@ -43,14 +57,8 @@ func (r *run) startQuestions(a agentCase, wrapped, noted bool) (asked []string, 
 		if q := a.ownQuestion(screen, noted); q != nil {
 			asked = append(asked, q.text)
 			answered = append(answered, q.text)
-			// A key sent before the question takes keys is lost, and the next
-			// one answers it wrong (Claude Code's default is "No, exit").
-			s.settle()
-			for _, k := range q.keys {
-				s.keys(k)
-				time.Sleep(time.Second)
-			}
-			time.Sleep(2 * time.Second) // The next screen.
+			again = 0
+			answer(q)
 			continue
 		}
 		if p := promptsOn(screen, a.prompts); p != "none" {
@@ -63,9 +71,27 @@ func (r *run) startQuestions(a agentCase, wrapped, noted bool) (asked []string, 
 			}
 			continue
 		}
+		if last != nil && again < 2 && time.Since(lastAt) >= 5*time.Second && stillAsks(s.screen(), last.text, a.ready) {
+			// The answer was not taken: a user sees the same question still
+			// there, nothing else, and answers again (Gemini CLI drops the
+			// first key after it restarts for a trust change, natively too).
+			s.settle()
+			if whole := s.screen(); stillAsks(whole, last.text, a.ready) && promptsOn(after(whole, answered), a.prompts) == "none" {
+				again++
+				answer(last)
+				continue
+			}
+		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	return asked, "never ready:\n" + s.screen()
+}
+
+// stillAsks reports whether the screen still ends on the question q: it
+// shows q, and nothing after q says the agent is ready.
+func stillAsks(screen, q, ready string) bool {
+	i := strings.LastIndex(screen, q)
+	return i >= 0 && !strings.Contains(screen[i+len(q):], ready)
 }
 
 // after is what screen shows after the last of the questions answered.
