@@ -31,6 +31,21 @@ func BenchmarkParserPaste64K(b *testing.B) {
 	}
 }
 
+// BenchmarkRepliesPaste64K: a paste's text read while the terminal's
+// answers are still awaited (a terminal that answers nothing, for up to
+// AnswerWait).
+func BenchmarkRepliesPaste64K(b *testing.B) {
+	var r Replies
+	r.Ask()
+	chunk := repeatTo("func main() {\r\tfmt.Println(\"hello, world\")\r}\r", 64<<10)
+	dst := make([]byte, 0, len(chunk))
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = r.Write(dst[:0], chunk, epoch)
+	}
+}
+
 // coloredOutput is 32 KiB of what an agent's TUI typically writes: colored
 // text, cursor moves, cursor hiding and showing.
 var coloredOutput = func() []byte {

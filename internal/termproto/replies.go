@@ -1,6 +1,9 @@
 package termproto
 
-import "time"
+import (
+	"bytes"
+	"time"
+)
 
 // Question asks the terminal whether it marks pastes: DECRQM for DEC
 // private mode 2004 (bracketed paste), then for mode 12 (a blinking
@@ -145,15 +148,20 @@ func (r *Replies) Write(dst, p []byte, now time.Time) ([]byte, time.Time) {
 		if r.done {
 			return append(dst, p[start:]...), time.Time{}
 		}
-		c := p[i]
 		if r.state == replyGround {
-			if c == esc {
-				dst = append(dst, p[start:i]...)
-				start = i + 1
-				r.state, r.held, r.holdAt = replyEsc, append(r.held[:0], c), now
+			// Outside an answer only ESC matters: a paste's text is passed
+			// over at IndexByte's pace, not a byte at a time.
+			k := bytes.IndexByte(p[i:], esc)
+			if k < 0 {
+				break
 			}
+			i += k
+			dst = append(dst, p[start:i]...)
+			start = i + 1
+			r.state, r.held, r.holdAt = replyEsc, append(r.held[:0], esc), now
 			continue
 		}
+		c := p[i]
 		switch r.step(c) {
 		case stepMore:
 			r.held = append(r.held, c)
