@@ -32,8 +32,8 @@ func BenchmarkParserPaste64K(b *testing.B) {
 }
 
 // BenchmarkRepliesPaste64K: a paste's text read while the terminal's
-// answers are still awaited (a terminal that answers nothing, for up to
-// AnswerWait).
+// answers may still come (in a terminal that answers nothing, the whole
+// session).
 func BenchmarkRepliesPaste64K(b *testing.B) {
 	var r Replies
 	r.Ask()
