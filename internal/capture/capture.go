@@ -266,6 +266,9 @@ func NewInput(cfg Config) *Input {
 // (doneStage).
 func (in *Input) Filter(w io.Writer, p []byte, now time.Time) (time.Time, error) {
 	in.begin(w, now)
+	if in.note.owed(now) { // Its pause is over: it goes before what came after.
+		in.typeNote()
+	}
 	in.first.input(p, now)
 	for _, s := range in.doers {
 		s.done(in.clock)
@@ -306,9 +309,7 @@ func (in *Input) Close(w io.Writer) error {
 func (in *Input) deadline() time.Time {
 	d := in.note.due
 	for _, s := range in.active {
-		if sd := s.deadline(); !sd.IsZero() && (d.IsZero() || sd.Before(d)) {
-			d = sd
-		}
+		d = earliest(d, s.deadline())
 	}
 	return d
 }

@@ -547,4 +547,14 @@ func TestUnsavedNoteWaitsForPause(t *testing.T) {
 			t.Errorf("closed %v: the note was typed %d times", closed, n)
 		}
 	}
+	// A key read once the pause is over, before the relay's Flush, goes
+	// after the note: the note's turn came first.
+	r := newRig(t, Config{})
+	r.root = filepath.Join(file, "root")
+	r.feed(start+body+end, 4096)
+	r.now = r.now.Add(NoteGap)
+	r.feed("k", 0)
+	if got, want := r.child.String(), body+note+"k"; got != want {
+		t.Errorf("a key after the pause: child got %q at the end, want the paste, the note, then the key", tail(got))
+	}
 }
