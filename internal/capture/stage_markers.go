@@ -39,11 +39,8 @@ func (m *markersStage) flush(now time.Time) {
 	if m.at = m.parser.HeldSince(); m.at.IsZero() {
 		m.at = now
 	}
-	if !m.parser.InPaste() {
-		m.parser.Flush(now)
-		return
-	}
-	if m.parser.Flush(now); !m.parser.InPaste() {
+	inPaste := m.parser.InPaste()
+	if m.parser.Flush(now); inPaste && !m.parser.InPaste() {
 		m.in.notify(pasteSilent, now) // Ended at the silence: what follows is looked into.
 	}
 }
