@@ -125,7 +125,12 @@ func (c *clip) release() {
 	if c.paster.Busy() || c.held.empty() {
 		return
 	}
-	if err := c.held.release(func(p []byte) { c.next.input(p, c.in.now) }); err != nil {
+	c.replay(&c.held)
+}
+
+// replay passes on what h holds, in order, and empties it.
+func (c *clip) replay(h *heldInput) {
+	if err := h.release(func(p []byte) { c.next.input(p, c.in.now) }); err != nil {
 		c.in.cfg.Logf("image paste: replaying the input held during a paste event: %v", err)
 	}
 }
@@ -139,9 +144,7 @@ func (c *clip) hold(p []byte) {
 		c.in.cfg.Logf("image paste: cannot hold the input typed during a paste event (%v); passing it on", err)
 		held := c.held
 		c.held = heldInput{}
-		if err := held.release(func(q []byte) { c.next.input(q, c.in.now) }); err != nil {
-			c.in.cfg.Logf("image paste: replaying the input held during a paste event: %v", err)
-		}
+		c.replay(&held)
 		c.next.input(p, c.in.now)
 	}
 }
