@@ -62,7 +62,14 @@ func (r *run) startQuestions(a agentCase, wrapped, noted bool) (asked []string, 
 			continue
 		}
 		if p := promptsOn(screen, a.prompts); p != "none" {
-			return asked, p + " on:\n" + s.screen()
+			// A question drawn in parts shows its frame before its text
+			// (Copilot CLI's "Confirm folder trust" box): judge the
+			// screen once it has stopped changing.
+			s.settle()
+			if whole := after(s.screen(), answered); a.ownQuestion(whole, noted) == nil && promptsOn(whole, a.prompts) != "none" {
+				return asked, promptsOn(whole, a.prompts) + " on:\n" + s.screen()
+			}
+			continue
 		}
 		if strings.Contains(screen, a.ready) {
 			time.Sleep(3 * time.Second) // A question that comes late.
