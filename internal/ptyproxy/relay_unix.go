@@ -16,10 +16,10 @@ import (
 // source in the kernel, reads a chunk, passes it through its pump (the
 // direction's Filter), which writes it on, and waits again. The wait is
 // poll(2) (Linux) or select(2) (macOS, FreeBSD) on the source and on the
-// port's shut pipe (see port), made on the goroutine's own thread: when a
-// key comes, the kernel wakes the thread that reads, filters and writes
-// it, and nothing is handed from one goroutine or thread to another on
-// the way. The descriptors stay out of Go's poller, so the runtime has no
+// port's shut pipe (see port), made on the goroutine's own thread, to
+// which it is locked: when a key comes, the kernel wakes the thread that
+// reads, filters and writes it, and nothing is handed from one goroutine
+// or thread to another on the way. The descriptors stay out of Go's poller, so the runtime has no
 // part in the wake-up but the system call's return. That is one design on
 // every system: macOS's /dev/tty, which kqueue does not take, is waited
 // for like the rest.
@@ -50,7 +50,8 @@ import (
 // the critical path, several context switches per key, and the monitor
 // polling every 20 microseconds while bytes flow. A wait that ends before
 // 10 ms and a pass through the scheduler every few milliseconds leave
-// the P where it is, and the woken thread runs on at once. It costs a
+// the P where it is, and the woken thread runs on at once; the goroutine,
+// locked to its thread, comes back from that pass on the same thread. It costs a
 // wake-up every hotWait per direction, and only for hotFor after the last
 // bytes: an idle session waits in one system call each way. GOMAXPROCS is
 // at least minProcs (see Run), so that two directions waiting hold two Ps
@@ -122,7 +123,13 @@ const readAgain = 2 << 10
 // read through p's filter and write it on, and, when a read has waited
 // until the deadline the filter asked for, lets p expire. The bytes read
 // are held (src.held) until feed returns.
+//
+// The goroutine is locked to its thread, which ends with it: the
+// direction keeps one thread, and its pass through the scheduler while
+// hot, or a P taken back after a system call, never hands it to another
+// thread on another CPU (see "One thread" in doc/performance.md).
 func relay(p *pump, src *port, feed func([]byte) time.Time, ends func(error) bool) {
+	runtime.LockOSThread() // Not undone: the thread goes when relay returns.
 	buf := make([]byte, ioBufSize)
 	var due time.Time   // when p's Flush is owed; zero when nothing is
 	var moved time.Time // when the last chunk came; zero before the first
