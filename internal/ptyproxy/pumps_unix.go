@@ -30,7 +30,7 @@ var onOutput func([]byte)
 func (s *session) pumpOutput(done chan<- struct{}) {
 	defer guard()
 	defer close(done)
-	relay(s.out, s.pty, s.output, s.outputEnds)
+	relayOnThread(s.out, s.pty, s.output, s.outputEnds)
 }
 
 // outputEnds reports whether reading the PTY ends after err: always.

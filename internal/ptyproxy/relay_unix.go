@@ -16,11 +16,12 @@ import (
 // source in the kernel, reads a chunk, passes it through its pump (the
 // direction's Filter), which writes it on, and waits again. The wait is
 // poll(2) (Linux) or select(2) (macOS, FreeBSD) on the source and on the
-// port's shut pipe (see port), made on the goroutine's own thread, to
-// which it is locked: when a key comes, the kernel wakes the thread that
-// reads, filters and writes it, and nothing is handed from one goroutine
-// or thread to another on the way. The descriptors stay out of Go's poller, so the runtime has no
-// part in the wake-up but the system call's return. That is one design on
+// port's shut pipe (see port), made on the goroutine's own thread (a
+// goroutine in a system call keeps its thread): when a key comes, the
+// kernel wakes the thread that reads, filters and writes it, and nothing
+// is handed from one goroutine or thread to another on the way. The
+// descriptors stay out of Go's poller, so the runtime has no part in the
+// wake-up but the system call's return. That is one design on
 // every system: macOS's /dev/tty, which kqueue does not take, is waited
 // for like the rest.
 //
@@ -50,8 +51,7 @@ import (
 // the critical path, several context switches per key, and the monitor
 // polling every 20 microseconds while bytes flow. A wait that ends before
 // 10 ms and a pass through the scheduler every few milliseconds leave
-// the P where it is, and the woken thread runs on at once; the goroutine,
-// locked to its thread, comes back from that pass on the same thread. It costs a
+// the P where it is, and the woken thread runs on at once. It costs a
 // wake-up every hotWait per direction, and only for hotFor after the last
 // bytes: an idle session waits in one system call each way. GOMAXPROCS is
 // at least minProcs (see Run), so that two directions waiting hold two Ps
@@ -123,13 +123,7 @@ const readAgain = 2 << 10
 // read through p's filter and write it on, and, when a read has waited
 // until the deadline the filter asked for, lets p expire. The bytes read
 // are held (src.held) until feed returns.
-//
-// The goroutine is locked to its thread, which ends with it: the
-// direction keeps one thread, and its pass through the scheduler while
-// hot, or a P taken back after a system call, never hands it to another
-// thread on another CPU (see "One thread" in doc/performance.md).
 func relay(p *pump, src *port, feed func([]byte) time.Time, ends func(error) bool) {
-	runtime.LockOSThread() // Not undone: the thread goes when relay returns.
 	buf := make([]byte, ioBufSize)
 	var due time.Time   // when p's Flush is owed; zero when nothing is
 	var moved time.Time // when the last chunk came; zero before the first
@@ -160,6 +154,22 @@ func relay(p *pump, src *port, feed func([]byte) time.Time, ends func(error) boo
 			return
 		}
 	}
+}
+
+// relayOnThread is relay with the calling goroutine locked to its thread
+// for good (the thread ends with it): the output direction's. In a flood
+// its passes through the scheduler while hot, and a P taken back after a
+// system call, would hand it from thread to thread and CPU to CPU, each
+// move a wake-up of another thread; locked, one thread does every read
+// and write. The input direction is not locked: a locked goroutine that
+// waits in Go (a pass through the scheduler, a paste's store, the output
+// pump's mutex) hands its P to another thread and is handed it back, two
+// wake-ups, and the input's pass while hot comes just after a key has
+// gone to the command, as its echo is on the way (see "One thread" in
+// doc/performance.md).
+func relayOnThread(p *pump, src *port, feed func([]byte) time.Time, ends func(error) bool) {
+	runtime.LockOSThread() // Not undone: the thread goes when relay returns.
+	relay(p, src, feed, ends)
 }
 
 // waitUntil returns until when a read at now waits: the filter's

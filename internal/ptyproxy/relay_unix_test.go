@@ -30,6 +30,13 @@ type relayRig struct {
 
 func newRelayRig(t *testing.T, input Filter) *relayRig {
 	t.Helper()
+	return newRelayRigWith(t, input, nil)
+}
+
+// newRelayRigWith is newRelayRig with an output filter too; nil passes
+// the output on as it is.
+func newRelayRigWith(t *testing.T, input, output Filter) *relayRig {
+	t.Helper()
 	inR, typed := testPipe(t, false, nil)
 	inW, toCommand := testSink(t)
 	outR, printed := testPipe(t, false, nil)
@@ -37,9 +44,9 @@ func newRelayRig(t *testing.T, input Filter) *relayRig {
 	r := &relayRig{typed: typed, printed: printed, toCommand: toCommand, shown: shown,
 		in: inR, out: outR, inW: inW, outW: outW,
 		inDone: make(chan error, 1), outDone: make(chan error, 1)}
-	in, out := newPump("input", input, inW, t.Logf), newPump("output", nil, outW, t.Logf)
-	go relay(in, r.in, in.feed, func(err error) bool { r.inDone <- err; return true })     // Ends with its pipe.
-	go relay(out, r.out, out.feed, func(err error) bool { r.outDone <- err; return true }) // Ends with its pipe.
+	in, out := newPump("input", input, inW, t.Logf), newPump("output", output, outW, t.Logf)
+	go relay(in, r.in, in.feed, func(err error) bool { r.inDone <- err; return true })             // Ends with its pipe.
+	go relayOnThread(out, r.out, out.feed, func(err error) bool { r.outDone <- err; return true }) // Ends with its pipe.
 	t.Cleanup(func() { typed.Close(); printed.Close() })
 	return r
 }
